@@ -1,0 +1,51 @@
+// @ts-check
+const { readFileSync } = require('node:fs');
+
+// Path aliases come from tsconfig.json so there is one list of them.
+const tsconfig = JSON.parse(readFileSync(`${__dirname}/tsconfig.json`, 'utf8'));
+/** @type {Record<string, string>} */
+const moduleNameMapper = {};
+for (const [alias, [target]] of Object.entries(tsconfig.compilerOptions.paths)) {
+  const key = alias.endsWith('/*') ? `^${alias.slice(0, -2)}/(.*)$` : `^${alias}$`;
+  moduleNameMapper[key] = `<rootDir>/${target.endsWith('/*') ? `${target.slice(0, -2)}/$1` : target}`;
+}
+
+/** @type {import('jest').Config['transform']} */
+const transform = {
+  '^.+\\.ts$': [
+    '@swc/jest',
+    {
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true },
+        target: 'es2022',
+      },
+      module: { type: 'commonjs' },
+    },
+  ],
+};
+
+const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node' };
+
+/** @type {import('jest').Config} */
+const config = {
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      // Runs only when a test of this project is selected: brings the local stack up if it is not.
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      testTimeout: 120_000,
+    },
+  ],
+};
+
+module.exports = config;

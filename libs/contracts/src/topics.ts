@@ -1,0 +1,36 @@
+/**
+ * Kafka topic names. Every topic is keyed by session id, so all events of one session are totally
+ * ordered on one partition. The prefix lets several deployments (or test runs) share a broker.
+ */
+export const DEFAULT_TOPIC_PREFIX = 'ctxledger';
+export const DEFAULT_PARTITIONS = 6;
+
+export interface TopicNames {
+  /** Session stream: session configured, message appended, compaction requested, block revert requested. */
+  readonly sessionEvents: string;
+  /** Block stream: block created, block reverted. */
+  readonly blocks: string;
+  /** Summary requests from the compaction service to the summarizer. */
+  readonly summaryRequests: string;
+  /** Summary results (or failures) from the summarizer back to the compaction service. */
+  readonly summaryResults: string;
+  /** Events no consumer could process, with the reason. */
+  readonly deadLetter: string;
+}
+
+export function topicNames(prefix: string = DEFAULT_TOPIC_PREFIX): TopicNames {
+  if (!/^[a-zA-Z0-9._-]{1,100}$/.test(prefix)) {
+    throw new Error(`invalid topic prefix "${prefix}": use 1-100 of [a-zA-Z0-9._-]`);
+  }
+  return {
+    sessionEvents: `${prefix}.session-events`,
+    blocks: `${prefix}.blocks`,
+    summaryRequests: `${prefix}.summary-requests`,
+    summaryResults: `${prefix}.summary-results`,
+    deadLetter: `${prefix}.dead-letter`,
+  };
+}
+
+export function allTopics(prefix: string = DEFAULT_TOPIC_PREFIX): string[] {
+  return Object.values(topicNames(prefix));
+}
