@@ -1,0 +1,7 @@
+export {
+  SYNTHETIC_TOOL_RESULT,
+  findToolPairViolations,
+  repairToolPairs,
+  resolveToolResultCallIds,
+} from './tool-pairs';
+export type { ToolPairOptions, ToolPairRepair, ToolPairViolation } from './tool-pairs';
