@@ -1,27 +1,25 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { repoRoot, stack, stackEnv, stackIsUp } from '../../tools/local-stack';
 
-const root = resolve(__dirname, '../..');
-const stack = resolve(root, 'deploy/local/stack');
+export const SERVICES = ['session-service', 'compaction-service', 'summarizer-service'] as const;
 
 /**
- * Brings the local Kafka + MongoDB-wire stack up when it is not already running, and remembers
- * whether it did so the teardown stops only what this run started. Installs kcat when missing.
+ * Brings the local Kafka + MongoDB-wire stack up when it is not already running (and remembers
+ * whether it did, so the teardown stops only what this run started), exports its settings to the
+ * test workers, installs kcat when missing, and builds the services the tests start as processes.
+ * KAFKA_BROKERS / MONGODB_URI already in the environment point the tests at an external stack instead.
  */
 export default function globalSetup(): void {
-  const running = isRunning();
-  if (!running) {
-    execFileSync(stack, ['up'], { stdio: 'inherit', cwd: root });
+  const external = Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI);
+  if (!external) {
+    const running = stackIsUp();
+    if (!running) stack('up');
+    process.env.CTXLEDGER_TEST_STARTED_STACK = running ? '0' : '1';
+    Object.assign(process.env, stackEnv());
   }
-  process.env.CTXLEDGER_TEST_STARTED_STACK = running ? '0' : '1';
-  execFileSync(resolve(root, 'deploy/local/ensure-kcat'), { stdio: 'inherit', cwd: root });
-}
-
-function isRunning(): boolean {
-  try {
-    execFileSync(stack, ['status'], { stdio: 'ignore', cwd: root });
-    return true;
-  } catch {
-    return false;
+  execFileSync(resolve(repoRoot, 'deploy/local/ensure-kcat'), { stdio: 'inherit', cwd: repoRoot });
+  for (const name of SERVICES) {
+    execFileSync(resolve(repoRoot, 'node_modules/.bin/nest'), ['build', name], { stdio: 'ignore', cwd: repoRoot });
   }
 }

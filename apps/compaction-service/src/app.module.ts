@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { PlatformModule } from '@ctxledger/platform';
+import { CompactionServiceEnv } from './config/compaction-service.env';
+
+/** Consumes the session stream and emits CompactionBlock events. */
+@Module({
+  imports: [PlatformModule.forService({ serviceName: 'compaction-service', env: CompactionServiceEnv })],
+})
+export class AppModule {}

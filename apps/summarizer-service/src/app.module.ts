@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { PlatformModule } from '@ctxledger/platform';
+import { SummarizerServiceEnv } from './config/summarizer-service.env';
+
+/** Consumes summary requests and answers them with an LLM or the offline summarizer. */
+@Module({
+  imports: [PlatformModule.forService({ serviceName: 'summarizer-service', env: SummarizerServiceEnv })],
+})
+export class AppModule {}

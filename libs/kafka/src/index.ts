@@ -1,0 +1,5 @@
+export * from './kafka.tokens';
+export * from './kafka-settings';
+export * from './kafka.module';
+export * from './kafka-health.indicator';
+export * from './topic-admin';

@@ -1,0 +1,2 @@
+export * from './metrics.registry';
+export * from './observability.module';

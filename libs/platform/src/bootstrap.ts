@@ -1,0 +1,25 @@
+import { ConsoleLogger, type INestApplication, type Type } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { NestFactory } from '@nestjs/core';
+
+/** Creates the service's HTTP app with JSON or text logs, shutdown hooks, and listens on HOST:PORT. */
+export async function bootstrapService(appModule: Type<unknown>, serviceName: string): Promise<INestApplication> {
+  const logger = new ConsoleLogger(serviceName, {
+    json: process.env.LOG_FORMAT === 'json',
+    logLevels: logLevelsFrom(process.env.LOG_LEVEL),
+  });
+  const app = await NestFactory.create(appModule, { logger, bufferLogs: true });
+  app.enableShutdownHooks();
+  const config = app.get(ConfigService);
+  const port = config.getOrThrow<number>('PORT');
+  const host = config.getOrThrow<string>('HOST');
+  await app.listen(port, host);
+  logger.log(`${serviceName} listening on ${await app.getUrl()}`);
+  return app;
+}
+
+const LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+function logLevelsFrom(level: string | undefined) {
+  const index = LEVELS.indexOf((level ?? 'log') as (typeof LEVELS)[number]);
+  return LEVELS.slice(0, index < 0 ? 3 : index + 1);
+}

@@ -1,0 +1,4 @@
+export * from './config/base-env';
+export * from './config/validate-env';
+export * from './platform.module';
+export * from './bootstrap';

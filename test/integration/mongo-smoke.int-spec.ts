@@ -1,0 +1,61 @@
+import mongoose, { Schema, type Connection } from 'mongoose';
+import { testStack, unique } from '../support/stack-settings';
+
+describe('local MongoDB-wire server (smoke)', () => {
+  let connection: Connection;
+
+  beforeAll(async () => {
+    connection = await mongoose
+      .createConnection(testStack().mongoUri, { dbName: unique('smoke').replace(/-/g, '_') })
+      .asPromise();
+  });
+
+  afterAll(async () => {
+    await connection.dropDatabase();
+    await connection.close();
+  });
+
+  it('answers ping', async () => {
+    const answer = await connection.db!.admin().ping();
+    expect(answer.ok).toBe(1);
+  });
+
+  it('rejects a duplicate on a unique compound index', async () => {
+    const Message = connection.model(
+      'SmokeMessage',
+      new Schema({ sessionId: String, position: Number, content: String }).index(
+        { sessionId: 1, position: 1 },
+        { unique: true },
+      ),
+    );
+    await Message.syncIndexes();
+    await Message.create({ sessionId: 's1', position: 0, content: 'first' });
+    await Message.create({ sessionId: 's1', position: 1, content: 'second' });
+    await Message.create({ sessionId: 's2', position: 0, content: 'other session' });
+
+    await expect(Message.create({ sessionId: 's1', position: 0, content: 'duplicate' })).rejects.toMatchObject({
+      code: 11000,
+    });
+    expect(await Message.countDocuments({ sessionId: 's1' })).toBe(2);
+    expect((await Message.findOne({ sessionId: 's1', position: 0 }).lean())?.content).toBe('first');
+  });
+
+  it('upserts with $setOnInsert: inserts once, later upserts leave those fields alone', async () => {
+    const Session = connection.model('SmokeSession', new Schema({ _id: String, createdBy: String, lastSeen: Number }));
+    const upsert = (by: string, seen: number) =>
+      Session.updateOne(
+        { _id: 'sess-1' },
+        { $setOnInsert: { createdBy: by }, $set: { lastSeen: seen } },
+        { upsert: true },
+      );
+
+    const first = await upsert('first-writer', 1);
+    expect(first.upsertedCount).toBe(1);
+    const second = await upsert('second-writer', 2);
+    expect(second.upsertedCount).toBe(0);
+    expect(second.matchedCount).toBe(1);
+
+    const doc = await Session.findById('sess-1').lean();
+    expect(doc).toMatchObject({ createdBy: 'first-writer', lastSeen: 2 });
+  });
+});

@@ -1,0 +1,30 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** Thin wrapper over `deploy/local/stack`, shared by `npm start` and the test set-up. */
+export const repoRoot = resolve(__dirname, '..');
+const stackScript = resolve(repoRoot, 'deploy/local/stack');
+
+export function stackIsUp(env: NodeJS.ProcessEnv = process.env): boolean {
+  try {
+    execFileSync(stackScript, ['status'], { stdio: 'ignore', cwd: repoRoot, env });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function stack(command: string, env: NodeJS.ProcessEnv = process.env): void {
+  execFileSync(stackScript, [command], { stdio: 'inherit', cwd: repoRoot, env });
+}
+
+/** The connection settings (`KAFKA_BROKERS`, `MONGODB_URI`) the stack prints with `stack env`. */
+export function stackEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out = execFileSync(stackScript, ['env'], { cwd: repoRoot, env, encoding: 'utf8' });
+  const settings: Record<string, string> = {};
+  for (const line of out.split('\n')) {
+    const match = /^(?:export\s+)?([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+    if (match) settings[match[1]] = match[2].replace(/^['"]|['"]$/g, '');
+  }
+  return settings;
+}
