@@ -25,7 +25,14 @@ const transform = {
   ],
 };
 
-const common = { rootDir: __dirname, moduleNameMapper, transform, testEnvironment: 'node' };
+// Decorator metadata (Nest DI, class-validator, class-transformer) needs the Reflect polyfill loaded first.
+const common = {
+  rootDir: __dirname,
+  moduleNameMapper,
+  transform,
+  testEnvironment: 'node',
+  setupFiles: ['reflect-metadata'],
+};
 
 /** @type {import('jest').Config} */
 const config = {

@@ -1,1 +1,11 @@
+import 'reflect-metadata';
 export * from './topics';
+export * from './limits';
+export * from './validation';
+export * from './envelope';
+export * from './codec';
+export * from './events/message.dto';
+export * from './events/session-events';
+export * from './events/block-events';
+export * from './events/summary-events';
+export * from './events/dead-letter';
