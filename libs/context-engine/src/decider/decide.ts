@@ -1,0 +1,221 @@
+import { createHash } from 'node:crypto';
+import type { CompactionBlock, Stage } from '../model/block';
+import type { CompactionTrigger, SessionCommand, SessionEvent, SummaryRequest } from '../model/events';
+import { applyBlockToEntries, type EffectiveEntry } from '../overlay';
+import {
+  computeTailProtection,
+  dedupeFileReads,
+  digestBlock,
+  emergencyDrop,
+  keepWithinBudget,
+  pruneToolOutputs,
+  selectSummaryRange,
+  slidingWindow,
+  splitTurn,
+  summaryBlock,
+  truncateToolOutputs,
+  viewTokens,
+  type StageContext,
+} from '../stages';
+import { evolve } from './evolve';
+import { effectiveTotal, type SessionState } from './state';
+
+type StageFn = (ctx: StageContext) => CompactionBlock | null;
+
+/** A compaction pass over a view: the blocks it made and the view they lead to. */
+interface Pass {
+  entries: EffectiveEntry[];
+  readonly blocks: CompactionBlock[];
+  readonly events: SessionEvent[];
+}
+
+const contextFor = (state: SessionState, entries: readonly EffectiveEntry[], targetTokens: number): StageContext => ({
+  sessionId: state.sessionId,
+  entries,
+  counter: state.counter,
+  policy: state.policy,
+  budget: state.budget,
+  targetTokens,
+  basedOnPosition: state.originals.length - 1,
+  protection: computeTailProtection(entries, state.policy.tail, state.budget.historyBudget),
+  suppressedIds: state.reverted,
+});
+
+function step(state: SessionState, pass: Pass, target: number, fn: StageFn): CompactionBlock | null {
+  const block = fn(contextFor(state, pass.entries, target));
+  if (!block) return null;
+  pass.blocks.push(block);
+  pass.events.push({ type: 'BlockCreated', data: { block } });
+  pass.entries = applyBlockToEntries(pass.entries, block, (m) => state.counter.message(m));
+  return block;
+}
+
+const over = (state: SessionState, pass: Pass, limit: number) => viewTokens(pass.entries, state.counter) > limit;
+
+function requestId(state: SessionState, from: number, to: number): string {
+  return createHash('sha256').update(`${state.sessionId}\u0000summary-request\u0000${from}-${to}\u0000${state.originals.length - 1}`).digest('hex').slice(0, 24);
+}
+
+/** Stages 6 and 7 (and split-turn down to one pair as the very last resort), while over `limit`. */
+function cheapFallback(state: SessionState, pass: Pass, target: number, limit: number): void {
+  if (state.policy.stages.slidingWindow && over(state, pass, limit)) step(state, pass, target, (c) => slidingWindow(c));
+  if (over(state, pass, limit)) step(state, pass, target, keepWithinBudget);
+  if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, (c) => splitTurn(c, 1, true));
+  if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, truncateToolOutputs);
+}
+
+function offlineSummary(state: SessionState, pass: Pass, target: number): void {
+  step(state, pass, target, (c) => {
+    const sel = selectSummaryRange(c);
+    return sel ? digestBlock(c, sel) : null;
+  });
+}
+
+/**
+ * Run the pipeline on the state's view. `mode` 'normal' may request a summary; 'offline' uses the digest.
+ * Events: BlockCreated…, SummaryRequested?, BlockCreated…, then CompactionCompleted or CompactionSkipped.
+ */
+function compact(state: SessionState, trigger: CompactionTrigger, mode: 'normal' | 'offline', pass: Pass = { entries: state.entries, blocks: [], events: [] }): SessionEvent[] {
+  const b = state.budget;
+  const before = viewTokens(state.entries, state.counter);
+  const target = trigger === 'overflow' ? Math.min(b.targetTokens, Math.floor(b.historyBudget * state.policy.emergency.targetRatio)) : b.targetTokens;
+  const st = state.policy.stages;
+  if (trigger === 'overflow') step(state, pass, target, emergencyDrop);
+  const cheap: [boolean, StageFn][] = [
+    [st.truncate, truncateToolOutputs],
+    [st.prune, pruneToolOutputs],
+    [st.dedupe, dedupeFileReads],
+    [st.splitTurn, (c) => splitTurn(c)],
+  ];
+  for (const [enabled, fn] of cheap) if (enabled && over(state, pass, target)) step(state, pass, target, fn);
+
+  let summaryRequested = false;
+  if (over(state, pass, target)) {
+    if (mode === 'normal' && state.policy.summaries === 'on') {
+      if (!state.pendingSummary) {
+        const ctx = contextFor(state, pass.entries, target);
+        const sel = selectSummaryRange(ctx);
+        if (sel) {
+          let tokensBefore = 0;
+          for (let i = sel.start; i <= sel.end; i++) tokensBefore += pass.entries[i]!.tokens;
+          const request: SummaryRequest = {
+            requestId: requestId(state, sel.range.from, sel.range.to),
+            sessionId: state.sessionId,
+            range: sel.range,
+            messages: sel.messages,
+            previousSummary: sel.previousSummary,
+            basedOnPosition: state.originals.length - 1,
+            tokensBefore,
+          };
+          pass.events.push({ type: 'SummaryRequested', data: { request } });
+          summaryRequested = true;
+        }
+      }
+      // Never leave a session over its budget waiting for an LLM: the cheap stages act at once.
+      const limit = trigger === 'overflow' || !(summaryRequested || state.pendingSummary) ? target : b.historyBudget;
+      if (over(state, pass, limit)) cheapFallback(state, pass, target, limit);
+    } else {
+      offlineSummary(state, pass, target);
+      cheapFallback(state, pass, target, target);
+    }
+  }
+  if (pass.blocks.length === 0 && !summaryRequested) {
+    return [...pass.events, { type: 'CompactionSkipped', data: { trigger, reason: 'no-progress' } }];
+  }
+  const after = viewTokens(pass.entries, state.counter);
+  const stages: Stage[] = [...new Set(pass.blocks.map((x) => x.stage))];
+  return [
+    ...pass.events,
+    {
+      type: 'CompactionCompleted',
+      data: { trigger, tokensBefore: before, tokensAfter: after, blockIds: pass.blocks.map((x) => x.id), stages, fits: after <= b.historyBudget, summaryRequested },
+    },
+  ];
+}
+
+/** Emmett's decide: the events a command produces on a state. Pure. */
+export function decide(command: SessionCommand, state: SessionState): SessionEvent[] {
+  switch (command.type) {
+    case 'Compact': {
+      const { trigger } = command.data;
+      const b = state.budget;
+      if (b.unusableReason) return [{ type: 'CompactionRefused', data: { trigger, reason: 'budget-unusable', detail: b.unusableReason } }];
+      if (b.overheadOverThreshold) {
+        return [
+          {
+            type: 'CompactionRefused',
+            data: {
+              trigger,
+              reason: 'fixed-overhead-over-threshold',
+              detail: `system prompt + tool definitions (${b.fixedOverhead} tokens) alone reach the ${state.policy.thresholdRatio} threshold of ${b.availableInput} available input tokens`,
+            },
+          },
+        ];
+      }
+      const effective = effectiveTotal(state);
+      if (trigger === 'auto') {
+        if (effective <= b.thresholdTokens) return []; // O(1): the common case on every append
+        const g = state.guard;
+        const grown = state.rawTokens - g.lastAttemptRaw >= state.policy.guard.retryAfterGrowthRatio * b.historyBudget;
+        if (!grown && g.noOpStreak >= state.policy.guard.maxConsecutiveNoOps) {
+          return [{ type: 'CompactionRefused', data: { trigger, reason: 'no-progress-guard', detail: `${g.noOpStreak} consecutive compactions changed nothing` } }];
+        }
+        if (!grown && g.ineffectiveStreak >= state.policy.guard.maxIneffectiveCompactions) {
+          return [{ type: 'CompactionRefused', data: { trigger, reason: 'compaction-limit', detail: `${g.ineffectiveStreak} compactions in a row left the history over the threshold` } }];
+        }
+        if (state.pendingSummary && effective <= b.historyBudget) return [{ type: 'CompactionSkipped', data: { trigger, reason: 'summary-pending' } }];
+      } else if (trigger === 'manual' && effective <= b.targetTokens) {
+        return [{ type: 'CompactionSkipped', data: { trigger, reason: 'fits' } }];
+      }
+      return compact(state, trigger, 'normal');
+    }
+    case 'CompleteSummary': {
+      const pending = state.pendingSummary;
+      if (!pending || pending.requestId !== command.data.requestId) return []; // stale or duplicate
+      const ctx = contextFor(state, state.entries, state.budget.targetTokens);
+      const block = summaryBlock(ctx, pending.range, command.data.summary);
+      if (!block) {
+        const stale = !fitsView(state.entries, pending.range);
+        const rejected: SessionEvent = { type: 'SummaryRejected', data: { requestId: pending.requestId, reason: stale ? 'stale-range' : 'not-smaller' } };
+        const next = evolve(state, rejected);
+        // A stale range is asked again on the current view; a summary that does not shrink falls back offline.
+        const tail = effectiveTotal(next) > next.budget.targetTokens ? compact(next, 'auto', stale ? 'normal' : 'offline') : [];
+        return [rejected, ...tail];
+      }
+      const events: SessionEvent[] = [{ type: 'BlockCreated', data: { block } }];
+      const next = evolve(state, events[0]!);
+      if (effectiveTotal(next) <= next.budget.targetTokens) {
+        const t = effectiveTotal(next);
+        return [
+          ...events,
+          { type: 'CompactionCompleted', data: { trigger: 'auto', tokensBefore: effectiveTotal(state), tokensAfter: t, blockIds: [block.id], stages: ['summary'], fits: t <= next.budget.historyBudget, summaryRequested: false } },
+        ];
+      }
+      const rest = compact(next, 'auto', 'offline');
+      return [...events, ...rest.filter((e) => e.type !== 'CompactionSkipped')];
+    }
+    case 'FailSummary': {
+      const pending = state.pendingSummary;
+      if (!pending || pending.requestId !== command.data.requestId) return [];
+      const failed: SessionEvent = { type: 'SummaryFailed', data: { requestId: pending.requestId, reason: command.data.reason } };
+      const next = evolve(state, failed);
+      const tail = effectiveTotal(next) > next.budget.targetTokens ? compact(next, 'auto', 'offline') : [];
+      return [failed, ...tail];
+    }
+    default: {
+      const never: never = command;
+      throw new Error(`unknown command ${(never as { type: string }).type}`);
+    }
+  }
+}
+
+function fitsView(entries: readonly EffectiveEntry[], range: { from: number; to: number }): boolean {
+  let startOk = false;
+  let endOk = false;
+  for (const e of entries) {
+    if (e.from <= range.to && range.from <= e.to && (e.from < range.from || e.to > range.to)) return false;
+    if (e.from === range.from) startOk = true;
+    if (e.to === range.to) endOk = true;
+  }
+  return startOk && endOk;
+}

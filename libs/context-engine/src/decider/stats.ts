@@ -1,0 +1,95 @@
+import type { ChatMessage } from '../model/message';
+import type { Stage } from '../model/block';
+import { buildEffectiveEntries, isOriginal, type EffectiveEntry } from '../overlay';
+import { effectiveTotal, rawTotal, type SessionState } from './state';
+
+/** The effective history: what to send to the model (before provider rendering). */
+export const effectiveHistory = (state: SessionState): ChatMessage[] => state.entries.map((e) => e.message);
+export const effectiveEntries = (state: SessionState): readonly EffectiveEntry[] => state.entries;
+
+export interface SessionStats {
+  readonly sessionId: string;
+  readonly messageCount: number;
+  readonly effectiveMessageCount: number;
+  readonly blockCount: number;
+  readonly activeBlockCount: number;
+  readonly rawTokens: number;
+  readonly effectiveTokens: number;
+  readonly contextWindow: number;
+  readonly historyBudget: number;
+  readonly thresholdTokens: number;
+  readonly targetTokens: number;
+  readonly usageRatio: number;
+  readonly fits: boolean;
+  /** Why the history does not fit (only when it does not). */
+  readonly reason?: string;
+  /** Tokens saved by the visible edits, per stage (sums to raw − effective). */
+  readonly savedByStage: Partial<Record<Stage, number>>;
+  readonly summaryPending: boolean;
+}
+
+export function sessionStats(state: SessionState): SessionStats {
+  const effective = effectiveTotal(state);
+  const raw = rawTotal(state);
+  const b = state.budget;
+  const savedByStage: Partial<Record<Stage, number>> = {};
+  const entries = state.entries;
+  for (let i = 0; i < entries.length; ) {
+    const e = entries[i]!;
+    if (isOriginal(e)) {
+      i++;
+      continue;
+    }
+    let after = 0;
+    let j = i;
+    while (j < entries.length && entries[j]!.blockId === e.blockId && entries[j]!.from === e.from) after += entries[j++]!.tokens;
+    let before = 0;
+    for (let p = e.from; p <= e.to; p++) before += state.originalTokens[p]!;
+    savedByStage[e.stage!] = (savedByStage[e.stage!] ?? 0) + before - after;
+    i = j;
+  }
+  const fits = !b.unusableReason && effective <= b.historyBudget;
+  let reason: string | undefined;
+  if (!fits) {
+    reason =
+      b.unusableReason ??
+      (state.pendingSummary
+        ? 'a summary is pending; the cheap stages could not bring the history under the budget'
+        : 'the protected recent messages (current turn, last user message, last reply) alone exceed the history budget');
+  }
+  return {
+    sessionId: state.sessionId,
+    messageCount: state.originals.length,
+    effectiveMessageCount: entries.length,
+    blockCount: state.blocks.size,
+    activeBlockCount: state.active.length,
+    rawTokens: raw,
+    effectiveTokens: effective,
+    contextWindow: b.contextWindow,
+    historyBudget: b.historyBudget,
+    thresholdTokens: b.thresholdTokens,
+    targetTokens: b.targetTokens,
+    usageRatio: b.historyBudget > 0 ? effective / b.historyBudget : Number.POSITIVE_INFINITY,
+    fits,
+    reason,
+    savedByStage,
+    summaryPending: state.pendingSummary !== undefined,
+  };
+}
+
+/** Full recount from scratch (for tests: the incremental totals must equal it). */
+export function recount(state: SessionState): { rawTokens: number; effectiveTokens: number; entries: EffectiveEntry[]; userPositions: number[] } {
+  const originalTokens = state.originals.map((m) => state.counter.message(m));
+  const entries = buildEffectiveEntries(
+    state.originals,
+    originalTokens,
+    state.active.map((id) => state.blocks.get(id)!),
+    (m) => state.counter.message(m),
+  );
+  return {
+    rawTokens: originalTokens.reduce((a, b) => a + b, 0),
+    effectiveTokens: entries.reduce((a, e) => a + e.tokens, 0),
+    entries,
+    userPositions: state.originals.flatMap((m, i) => (m.role === 'user' ? [i] : [])),
+  };
+}

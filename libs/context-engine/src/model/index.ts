@@ -1,0 +1,4 @@
+export * from './message';
+export * from './block';
+export * from './policy';
+export * from './events';

@@ -1,0 +1,118 @@
+import type { BlockEdit, CompactionBlock, Stage } from '../model/block';
+import type { ChatMessage } from '../model/message';
+
+/**
+ * The overlay: originals + active blocks → the effective history. Edits form a laminar family (any two
+ * are nested or disjoint), so the effective history is the originals with the maximal active edits applied;
+ * an edit contained in a later one is hidden by it, and reverting the later one shows it again.
+ */
+export interface EffectiveEntry {
+  readonly message: ChatMessage;
+  /** The span of original positions this entry stands for (from = to = position for an original). */
+  readonly from: number;
+  readonly to: number;
+  /** Undefined for an original message; else the block and edit that produced it. */
+  readonly blockId?: string;
+  readonly stage?: Stage;
+  readonly tokens: number;
+}
+
+export const isOriginal = (e: EffectiveEntry): boolean => e.blockId === undefined;
+
+export class OverlayError extends Error {}
+
+const overlaps = (a: { from: number; to: number }, b: { from: number; to: number }) => a.from <= b.to && b.from <= a.to;
+const contains = (outer: { from: number; to: number }, inner: { from: number; to: number }) =>
+  outer.from <= inner.from && inner.to <= outer.to;
+
+/** Throws unless every edit of `block` is nested in or contains or is disjoint from each active edit, and its own edits are disjoint. */
+export function assertLaminar(block: Pick<CompactionBlock, 'id' | 'edits'>, active: readonly Pick<CompactionBlock, 'id' | 'edits'>[]): void {
+  const own = [...block.edits].sort((a, b) => a.from - b.from);
+  for (let i = 0; i < own.length; i++) {
+    const e = own[i]!;
+    if (!(e.from <= e.to) || e.from < 0) throw new OverlayError(`block ${block.id}: bad edit range [${e.from}, ${e.to}]`);
+    if (i > 0 && own[i - 1]!.to >= e.from) throw new OverlayError(`block ${block.id}: its own edits overlap at ${e.from}`);
+  }
+  for (const other of active) {
+    if (other.id === block.id) continue;
+    for (const e of block.edits) {
+      for (const o of other.edits) {
+        if (overlaps(e, o) && !contains(e, o) && !contains(o, e)) {
+          throw new OverlayError(`block ${block.id} edit [${e.from}, ${e.to}] partially overlaps block ${other.id} edit [${o.from}, ${o.to}]`);
+        }
+      }
+    }
+  }
+}
+
+interface RankedEdit {
+  readonly edit: BlockEdit;
+  readonly block: CompactionBlock;
+  readonly rank: number;
+}
+
+/** The edits that are not hidden by a later active edit containing them, sorted by position. */
+export function maximalEdits(activeInOrder: readonly CompactionBlock[]): RankedEdit[] {
+  const all: RankedEdit[] = [];
+  activeInOrder.forEach((block, rank) => block.edits.forEach((edit) => all.push({ edit, block, rank })));
+  // Widest first, then latest first: a laminar family makes a single sweep enough.
+  all.sort((a, b) => a.edit.from - b.edit.from || b.edit.to - a.edit.to || b.rank - a.rank);
+  const out: RankedEdit[] = [];
+  let coverTo = -1;
+  for (const r of all) {
+    if (r.edit.from <= coverTo) continue; // nested inside an earlier-kept wider edit
+    out.push(r);
+    coverTo = r.edit.to;
+  }
+  return out;
+}
+
+/** The effective history of `originals` under `activeInOrder` (creation order), with per-entry tokens. */
+export function buildEffectiveEntries(
+  originals: readonly ChatMessage[],
+  originalTokens: readonly number[],
+  activeInOrder: readonly CompactionBlock[],
+  count: (m: ChatMessage) => number,
+): EffectiveEntry[] {
+  const edits = maximalEdits(activeInOrder);
+  const out: EffectiveEntry[] = [];
+  let pos = 0;
+  for (const { edit, block } of edits) {
+    for (; pos < edit.from && pos < originals.length; pos++) out.push({ message: originals[pos]!, from: pos, to: pos, tokens: originalTokens[pos]! });
+    for (const m of edit.replacement) out.push({ message: m, from: edit.from, to: edit.to, blockId: block.id, stage: block.stage, tokens: count(m) });
+    pos = Math.max(pos, edit.to + 1);
+  }
+  for (; pos < originals.length; pos++) out.push({ message: originals[pos]!, from: pos, to: pos, tokens: originalTokens[pos]! });
+  return out;
+}
+
+/**
+ * Apply a block's edits to a view (used while chaining stages inside one decision). Every edit must cover
+ * whole entries of the view: entries fully inside [from, to] are replaced, the others kept.
+ */
+export function applyBlockToEntries(entries: readonly EffectiveEntry[], block: CompactionBlock, count: (m: ChatMessage) => number): EffectiveEntry[] {
+  const edits = [...block.edits].sort((a, b) => a.from - b.from);
+  const out: EffectiveEntry[] = [];
+  let k = 0;
+  let emitted = -1;
+  for (const e of entries) {
+    while (k < edits.length && edits[k]!.to < e.from) k++;
+    const edit = edits[k];
+    if (edit && e.from >= edit.from && e.to <= edit.to) {
+      if (emitted !== k) {
+        emitted = k;
+        for (const m of edit.replacement) out.push({ message: m, from: edit.from, to: edit.to, blockId: block.id, stage: block.stage, tokens: count(m) });
+      }
+      continue;
+    }
+    if (edit && overlaps(e, edit)) throw new OverlayError(`block ${block.id} edit [${edit.from}, ${edit.to}] cuts entry [${e.from}, ${e.to}]`);
+    out.push(e);
+  }
+  return out;
+}
+
+/** Sum of entry tokens. */
+export const entriesTokens = (entries: readonly EffectiveEntry[]): number => entries.reduce((s, e) => s + e.tokens, 0);
+
+/** The span of original positions covered by entries [i, j] of a view. */
+export const spanOf = (entries: readonly EffectiveEntry[], i: number, j: number) => ({ from: entries[i]!.from, to: entries[j]!.to });

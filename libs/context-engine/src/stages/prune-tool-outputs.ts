@@ -1,0 +1,52 @@
+import type { BlockEdit, CompactionBlock } from '../model/block';
+import { isOriginal } from '../overlay';
+import { callsById, formatKeyArgs, makeBlock, type StageContext } from './common';
+
+/** Budget-scaled prune thresholds: seed 002's 40k / 20k as caps, fractions of the budget below them. */
+export function pruneThresholds(ctx: Pick<StageContext, 'policy' | 'budget'>): { protectTokens: number; minimumSavings: number } {
+  const p = ctx.policy.prune;
+  const b = ctx.budget.historyBudget;
+  return {
+    protectTokens: p.protectTokens ?? Math.min(p.protectCap, Math.floor(b * p.protectRatio)),
+    minimumSavings: p.minimumSavings ?? Math.min(p.minimumSavingsCap, Math.floor(b * p.minimumSavingsRatio)),
+  };
+}
+
+export const prunedPlaceholder = (toolName: string, keyArgs: string, chars: number): string =>
+  `[Tool result cleared to save context: ${toolName}${keyArgs ? `(${keyArgs})` : ''}, ${chars} chars]`;
+
+/**
+ * Stage 2 (seed 002 stage 1): walk tool results newest → oldest; the newest `protectTokens` of output stay
+ * (a result is protected while the output seen so far is under the budget), results of protected tools
+ * (e.g. `skill`) and the protected tail are never touched; the older ones become a placeholder — all at
+ * once, and only if the savings reach `minimumSavings`.
+ */
+export function pruneToolOutputs(ctx: StageContext): CompactionBlock | null {
+  const { entries, policy, protection, counter } = ctx;
+  const { protectTokens, minimumSavings } = pruneThresholds(ctx);
+  const protectedTools = new Set(policy.prune.protectedTools.map((t) => t.toLowerCase()));
+  const calls = callsById(entries);
+  const edits: BlockEdit[] = [];
+  let seen = 0;
+  let saved = 0;
+  for (let i = entries.length - 1; i >= protection.headEnd; i--) {
+    const e = entries[i]!;
+    const m = e.message;
+    if (m.role !== 'tool' || !isOriginal(e)) continue;
+    const call = m.toolCallId ? calls.get(m.toolCallId)?.call : undefined;
+    const name = m.toolName ?? call?.name ?? 'tool';
+    if (protectedTools.has(name.toLowerCase())) continue;
+    if (seen < protectTokens) {
+      seen += e.tokens;
+      continue;
+    }
+    if (i >= protection.tailStart || protection.unconsumed.has(i)) continue;
+    const replacement = { ...m, content: prunedPlaceholder(name, call ? formatKeyArgs(call.arguments) : '', m.content.length) };
+    const after = counter.message(replacement);
+    if (after >= e.tokens) continue;
+    saved += e.tokens - after;
+    edits.push({ from: e.from, to: e.to, replacement: [replacement] });
+  }
+  if (saved < minimumSavings) return null;
+  return makeBlock(ctx, 'prune', edits);
+}

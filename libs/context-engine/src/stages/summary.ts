@@ -1,0 +1,125 @@
+import type { BlockEdit, CompactionBlock, PositionRange } from '../model/block';
+import type { ChatMessage } from '../model/message';
+import { isOriginal, type EffectiveEntry } from '../overlay';
+import { findSafeCutIndex } from '../turns';
+import { clip, makeBlock, oneLine, type StageContext } from './common';
+
+export const SUMMARY_HEADER = '[Summary of earlier conversation';
+export const DIGEST_HEADER = '[Digest of earlier turns';
+
+export interface SummaryRange {
+  /** View indices [start, end] (inclusive) to summarize. */
+  readonly start: number;
+  readonly end: number;
+  /** The original positions they span. */
+  readonly range: PositionRange;
+  /** The messages to summarize (earlier summaries excluded: they travel as previousSummary). */
+  readonly messages: ChatMessage[];
+  readonly previousSummary?: string;
+}
+
+const isSummaryEntry = (e: EffectiveEntry) => !isOriginal(e) && (e.stage === 'summary' || e.stage === 'digest');
+
+/**
+ * Stage 5's span: everything after the pinned head up to a turn boundary that keeps at least
+ * max(keepRecentMin, keepRecentRatio × n) recent messages and the whole protected tail.
+ */
+export function selectSummaryRange(ctx: StageContext): SummaryRange | null {
+  const { entries, policy, protection } = ctx;
+  const n = entries.length;
+  const start = protection.headEnd;
+  const keepRecent = Math.max(policy.keepRecentMin, Math.ceil(n * policy.keepRecentRatio));
+  const limit = Math.min(n - keepRecent, protection.tailStart, protection.lastUser < 0 ? n : protection.lastUser);
+  if (limit <= start) return null;
+  const messages = entries.map((e) => e.message);
+  const cut = findSafeCutIndex(messages, limit);
+  if (cut <= start || cut > limit) return null;
+  const end = cut - 1;
+  const toSummarize: ChatMessage[] = [];
+  const previous: string[] = [];
+  for (let i = start; i <= end; i++) {
+    const e = entries[i]!;
+    if (isSummaryEntry(e)) previous.push(e.message.content);
+    else toSummarize.push(e.message);
+  }
+  if (toSummarize.length === 0) return null;
+  return {
+    start,
+    end,
+    range: { from: entries[start]!.from, to: entries[end]!.to },
+    messages: toSummarize,
+    previousSummary: previous.length ? previous.join('\n\n') : undefined,
+  };
+}
+
+export const summaryMessage = (summary: string, count: number): ChatMessage => ({
+  role: 'system',
+  content: `${SUMMARY_HEADER} — ${count} messages]\n${summary.trim()}`,
+});
+
+/** A summary block over the range, if the range still covers whole entries of the current view. */
+export function summaryBlock(ctx: StageContext, range: PositionRange, summary: string): CompactionBlock | null {
+  const { entries } = ctx;
+  const i = entries.findIndex((e) => e.from === range.from);
+  let j = -1;
+  for (let k = entries.length - 1; k >= 0; k--) if (entries[k]!.to === range.to) { j = k; break; }
+  if (i < 0 || j < i) return null;
+  for (const e of entries) if (e.from <= range.to && range.from <= e.to && (e.from < range.from || e.to > range.to)) return null;
+  for (let k = i; k <= j; k++) if (ctx.protection.verbatim.has(k)) return null;
+  const edit: BlockEdit = { from: range.from, to: range.to, replacement: [summaryMessage(summary, j - i + 1)] };
+  return makeBlock(ctx, 'summary', [edit]);
+}
+
+/**
+ * Seed 003 level 2 as the offline fallback: one line per old turn (the user's ask; the assistant's short
+ * text or the tools it used), bounded to `digestMaxChars`.
+ */
+export function digestLines(entries: readonly EffectiveEntry[], start: number, end: number): string[] {
+  const lines: string[] = [];
+  let user = '';
+  let said: string[] = [];
+  const tools = new Map<string, number>();
+  const flush = () => {
+    if (!user && said.length === 0 && tools.size === 0) return;
+    const toolText = tools.size ? ` [used ${[...tools].map(([n, c]) => (c > 1 ? `${n}×${c}` : n)).join(', ')}]` : '';
+    const reply = said.length ? clip(oneLine(said.join(' ')), 200) : tools.size ? '' : '[assistant response]';
+    lines.push(`- ${user ? `user: "${clip(oneLine(user), 160)}" → ` : ''}${reply}${toolText}`.trim());
+    user = '';
+    said = [];
+    tools.clear();
+  };
+  for (let i = start; i <= end; i++) {
+    const e = entries[i]!;
+    const m = e.message;
+    if (isSummaryEntry(e)) {
+      flush();
+      lines.push(...m.content.split('\n').slice(1).map((l) => (l.startsWith('- ') ? l : `- ${clip(oneLine(l), 200)}`)).filter((l) => l.length > 2));
+      continue;
+    }
+    if (m.role === 'user') {
+      flush();
+      user = m.content;
+    } else if (m.role === 'assistant') {
+      if (m.content.trim() && m.content.length <= 200) said.push(m.content);
+      for (const c of m.toolCalls ?? []) tools.set(c.name, (tools.get(c.name) ?? 0) + 1);
+    }
+  }
+  flush();
+  return lines;
+}
+
+export function digestBlock(ctx: StageContext, sel: SummaryRange): CompactionBlock | null {
+  const max = ctx.policy.digestMaxChars;
+  const all = digestLines(ctx.entries, sel.start, sel.end);
+  const header = `${DIGEST_HEADER} — ${sel.end - sel.start + 1} messages, offline]`;
+  let body = '';
+  let used = 0;
+  for (const l of all) {
+    if (header.length + body.length + l.length + 60 > max) break;
+    body += `\n${l}`;
+    used++;
+  }
+  if (used < all.length) body += `\n[... ${all.length - used} more turns omitted]`;
+  const message: ChatMessage = { role: 'system', content: header + body };
+  return makeBlock(ctx, 'digest', [{ from: sel.range.from, to: sel.range.to, replacement: [message] }]);
+}

@@ -1,0 +1,33 @@
+import type { BlockEdit, CompactionBlock } from '../model/block';
+import { isOriginal } from '../overlay';
+import { makeBlock, truncateHeadTail, type StageContext } from './common';
+
+/**
+ * Stage 1 (seed 003 level 1, seed 002 limits): huge single tool outputs truncated head+tail with an
+ * omitted-lines notice. "Huge" = over seed 002's byte or line limit, or over `budgetShare` of the history
+ * budget (so small budgets are served too). Also truncates the tail's oversized tool bodies that tail
+ * protection demoted (seed 001: the floor may not blow the tail past 1.5× its budget).
+ */
+export function truncateToolOutputs(ctx: StageContext): CompactionBlock | null {
+  const { entries, policy, budget, counter, protection } = ctx;
+  const shareTokens = Math.max(200, Math.floor(budget.historyBudget * policy.truncate.budgetShare));
+  const edits: BlockEdit[] = [];
+  const demoted = new Set(protection.demote);
+  entries.forEach((e, i) => {
+    const m = e.message;
+    if (m.role !== 'tool' || !isOriginal(e)) return;
+    const bytes = Buffer.byteLength(m.content, 'utf8');
+    const lines = m.content.length === 0 ? 0 : m.content.split('\n').length;
+    const huge = bytes > policy.truncate.maxBytes || lines > policy.truncate.maxLines || e.tokens > shareTokens;
+    if (!huge && !demoted.has(i)) return;
+    const targetTokens = demoted.has(i) ? Math.min(shareTokens, policy.tail.toolResultCapTokens) : shareTokens;
+    const ratio = Math.min(1, targetTokens / Math.max(1, e.tokens));
+    const maxChars = Math.min(policy.truncate.maxBytes, Math.max(400, Math.floor(m.content.length * ratio)));
+    const content = truncateHeadTail(m.content, maxChars, policy.truncate.maxLines);
+    if (content.length >= m.content.length) return;
+    const replacement = { ...m, content };
+    if (counter.message(replacement) >= e.tokens) return;
+    edits.push({ from: e.from, to: e.to, replacement: [replacement] });
+  });
+  return makeBlock(ctx, 'truncate', edits);
+}
