@@ -1,0 +1,248 @@
+import { Logger } from '@nestjs/common';
+import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { lastValueFrom } from 'rxjs';
+import {
+  createEvent,
+  DEAD_LETTER_PAYLOAD_CHARS,
+  decodeEvent,
+  encodeEvent,
+  ID_PATTERN,
+  type AnyEvent,
+  type StreamName,
+  type TopicNames,
+} from '@ctxledger/contracts';
+import { batchPattern, KafkaEventContext, PoisonEventError, type KafkaEventBatch } from './kafka-event.context';
+
+export type ConsumeOutcome = 'processed' | 'dead-lettered' | 'retried';
+
+/**
+ * What a batch handler may return: the records it applied everything else of but could never process
+ * (they go to the dead-letter topic with the reason). A batch handler must not throw PoisonEventError.
+ */
+export interface BatchHandlerResult {
+  readonly poison?: ReadonlyArray<{ readonly offset: string; readonly reason: string }>;
+}
+
+export interface KafkaEventTransportOptions {
+  readonly kafka: Kafka;
+  readonly topics: TopicNames;
+  readonly streams: readonly StreamName[];
+  readonly groupId: string;
+  /** Names this consumer in dead-letter events. */
+  readonly consumerName: string;
+  readonly fromBeginning?: boolean;
+  readonly partitionsConsumedConcurrently?: number;
+  /** Backoff of transient handler failures: doubles from `initial` up to `max`, with jitter. */
+  readonly retryBackoffMs?: { readonly initial: number; readonly max: number };
+  /** Called with each record's outcome (metrics). */
+  readonly onOutcome?: (topic: string, outcome: ConsumeOutcome) => void;
+  /** Called after partitions are assigned (a consumer restarted or the group rebalanced). */
+  readonly onAssigned?: (assignment: Record<string, number[]>) => void;
+}
+
+/**
+ * A Nest microservice transport on kafkajs that fixes what the stock Kafka transport lacks:
+ * - a record that breaks its contract (not JSON, wrong schema, unknown type, over the size limit) or that a
+ *   handler marks as poison goes to the dead-letter topic with the reason, and the partition moves on;
+ * - any other handler failure is transient (the database is down, say): the record is retried with backoff,
+ *   never skipped, and the partition waits — lag grows and alerts fire, but nothing is lost;
+ * - offsets are committed only after the handler's effect is done (at-least-once; handlers are idempotent);
+ * - batch handlers (`batchPattern(stream)`) receive a partition's valid events at once, for bulk writes;
+ * - close() lets in-flight batches finish and commits them before it returns.
+ * Handlers are registered with `@EventPattern('<event type>')` or `@EventPattern(batchPattern('<stream>'))`.
+ */
+export class KafkaEventTransport extends Server implements CustomTransportStrategy {
+  protected override readonly logger = new Logger(KafkaEventTransport.name);
+  private consumer?: Consumer;
+  private producer?: Producer;
+  private readonly streamOfTopic: Map<string, StreamName>;
+  private closing = false;
+
+  constructor(private readonly options: KafkaEventTransportOptions) {
+    super();
+    this.streamOfTopic = new Map(options.streams.map((s) => [options.topics[s], s]));
+  }
+
+  listen(callback: (error?: unknown) => void): void {
+    this.start().then(
+      () => callback(),
+      (error: unknown) => callback(error),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    // kafkajs waits for the running batches to finish (and their commits) before it disconnects.
+    await this.consumer?.disconnect();
+    await this.producer?.disconnect();
+  }
+
+  on(): never {
+    throw new Error('KafkaEventTransport has no events to listen to');
+  }
+
+  unwrap<T>(): T {
+    return { consumer: this.consumer, producer: this.producer } as T;
+  }
+
+  private async start(): Promise<void> {
+    const { kafka, groupId, streams, topics } = this.options;
+    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    this.consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
+    this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
+      this.options.onAssigned?.(payload.memberAssignment);
+    });
+    await this.producer.connect();
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: streams.map((s) => topics[s]), fromBeginning: this.options.fromBeginning ?? true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
+      eachBatch: (payload) => this.handleBatch(payload),
+    });
+  }
+
+  private async handleBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    const stream = this.streamOfTopic.get(batch.topic);
+    if (!stream) throw new Error(`no stream for topic ${batch.topic}`);
+    const batchHandler = this.getHandlerByPattern(batchPattern(stream));
+
+    if (batchHandler) {
+      await this.handleAsBatch(payload, stream, batchHandler);
+    } else {
+      let lastDone: string | undefined;
+      for (const message of batch.messages) {
+        if (!payload.isRunning() || payload.isStale()) break;
+        if (!(await this.handleOne(payload, stream, message))) break;
+        payload.resolveOffset(message.offset);
+        lastDone = message.offset;
+        await payload.heartbeat();
+      }
+      // One commit per batch, after the effects; a crash before it redelivers records whose handlers are idempotent.
+      if (lastDone !== undefined) await this.commit(batch.topic, batch.partition, lastDone);
+    }
+  }
+
+  /** Decodes the whole batch, dead-letters what is invalid, hands the valid events to the batch handler. */
+  private async handleAsBatch(payload: EachBatchPayload, stream: StreamName, handler: MessageHandler): Promise<void> {
+    const { batch } = payload;
+    const events: AnyEvent[] = [];
+    const offsets: string[] = [];
+    for (const message of batch.messages) {
+      const decoded = decodeEvent(message.value, this.coordinates(batch.topic, batch.partition, message), stream);
+      if (decoded.ok) {
+        events.push(decoded.event);
+        offsets.push(message.offset);
+      } else {
+        await this.deadLetter(batch.topic, batch.partition, message, decoded.reason);
+      }
+    }
+    if (events.length > 0) {
+      const data: KafkaEventBatch = { topic: batch.topic, partition: batch.partition, events, offsets };
+      const context = new KafkaEventContext([batch.topic, batch.partition, offsets[offsets.length - 1]]);
+      const done = await this.invokeWithRetry(handler, data, context, payload);
+      if (!done.ok) return; // shutting down or partition revoked: nothing committed, redelivered later
+      const poison = new Map(((done.value as BatchHandlerResult | undefined)?.poison ?? []).map((p) => [p.offset, p.reason]));
+      for (const message of batch.messages) {
+        const reason = poison.get(message.offset);
+        if (reason !== undefined) await this.deadLetter(batch.topic, batch.partition, message, reason);
+      }
+      for (let i = 0; i < events.length - poison.size; i++) this.options.onOutcome?.(batch.topic, 'processed');
+    }
+    const last = batch.messages[batch.messages.length - 1];
+    if (last) {
+      payload.resolveOffset(last.offset);
+      await this.commit(batch.topic, batch.partition, last.offset);
+    }
+  }
+
+  /** Returns false when the record was not handled (shutdown or rebalance): it must not be committed. */
+  private async handleOne(payload: EachBatchPayload, stream: StreamName, message: KafkaMessage): Promise<boolean> {
+    const { topic, partition } = payload.batch;
+    const decoded = decodeEvent(message.value, this.coordinates(topic, partition, message), stream);
+    if (!decoded.ok) {
+      await this.deadLetter(topic, partition, message, decoded.reason);
+      return true;
+    }
+    const handler = this.getHandlerByPattern(decoded.event.type);
+    if (!handler) {
+      // A valid event this consumer does not care about (another consumer of the topic handles it).
+      this.options.onOutcome?.(topic, 'processed');
+      return true;
+    }
+    const context = new KafkaEventContext([topic, partition, message.offset]);
+    try {
+      const { ok } = await this.invokeWithRetry(handler, decoded.event, context, payload);
+      if (ok) this.options.onOutcome?.(topic, 'processed');
+      return ok;
+    } catch (error) {
+      await this.deadLetter(topic, partition, message, `handler refused the event: ${(error as Error).message}`);
+      return true;
+    }
+  }
+
+  /**
+   * Runs the handler until it succeeds. A PoisonEventError is rethrown (the caller dead-letters); any other
+   * failure is retried with capped exponential backoff while the consumer runs. Returns ok false when it
+   * gave up because of shutdown or a rebalance (the record is then redelivered).
+   */
+  private async invokeWithRetry(
+    handler: MessageHandler,
+    data: unknown,
+    context: KafkaEventContext,
+    payload: EachBatchPayload,
+  ): Promise<{ ok: boolean; value?: unknown }> {
+    const { initial, max } = this.options.retryBackoffMs ?? { initial: 200, max: 5000 };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await handler(data, context);
+        const value = await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+        return { ok: true, value };
+      } catch (error) {
+        if (error instanceof PoisonEventError) throw error;
+        if (this.closing || !payload.isRunning() || payload.isStale()) return { ok: false };
+        const delay = Math.min(max, initial * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+        this.logger.warn(
+          `${context.getTopic()}[${context.getPartition()}]@${context.getOffset()}: attempt ${attempt} failed (${(error as Error).message}); retrying in ${Math.round(delay)} ms`,
+        );
+        this.options.onOutcome?.(context.getTopic(), 'retried');
+        await new Promise((r) => setTimeout(r, delay));
+        await payload.heartbeat().catch(() => undefined);
+      }
+    }
+  }
+
+  private async deadLetter(topic: string, partition: number, message: KafkaMessage, reason: string): Promise<void> {
+    const key = message.key?.toString();
+    const sessionId = key && ID_PATTERN.test(key) && key.length <= 200 ? key : 'unknown';
+    const event = createEvent('event.dead-lettered', sessionId, {
+      sourceTopic: topic,
+      partition,
+      offset: message.offset,
+      ...(key !== undefined && { key: key.slice(0, 1000) }),
+      reason: reason.slice(0, 2000),
+      consumer: this.options.consumerName,
+      payload: (message.value?.toString() ?? '').slice(0, DEAD_LETTER_PAYLOAD_CHARS),
+    });
+    // Dead-letter event ids are deterministic per consumer and record, so a redelivery does not double them.
+    const eventId = `dlq:${this.options.consumerName}:${topic}/${partition}/${message.offset}`;
+    await this.producer!.send({
+      topic: this.options.topics.deadLetter,
+      messages: [{ key: sessionId, value: encodeEvent({ ...event, eventId }) }],
+    });
+    this.logger.warn(`dead-lettered ${topic}[${partition}]@${message.offset}: ${reason}`);
+    this.options.onOutcome?.(topic, 'dead-lettered');
+  }
+
+  private async commit(topic: string, partition: number, offset: string): Promise<void> {
+    await this.consumer!.commitOffsets([{ topic, partition, offset: (BigInt(offset) + 1n).toString() }]);
+  }
+
+  private coordinates(topic: string, partition: number, message: KafkaMessage) {
+    return { topic, partition, offset: message.offset, timestamp: message.timestamp, key: message.key?.toString() ?? null };
+  }
+}
