@@ -22,8 +22,8 @@ export const EVENT_TYPES = {
   'block.created': { stream: 'blocks', data: BlockCreatedData },
   'block.reverted': { stream: 'blocks', data: BlockRevertedData },
   'summary.requested': { stream: 'summaryRequests', data: SummaryRequestedData },
-  'summary.completed': { stream: 'summaryResults', data: SummaryCompletedData },
-  'summary.failed': { stream: 'summaryResults', data: SummaryFailedData },
+  'summary.completed': { stream: 'sessionEvents', data: SummaryCompletedData },
+  'summary.failed': { stream: 'sessionEvents', data: SummaryFailedData },
   'event.dead-lettered': { stream: 'deadLetter', data: EventDeadLetteredData },
 } as const;
 

@@ -6,14 +6,17 @@ export const DEFAULT_TOPIC_PREFIX = 'ctxledger';
 export const DEFAULT_PARTITIONS = 6;
 
 export interface TopicNames {
-  /** Session stream: session configured, message appended, compaction requested, block revert requested. */
+  /**
+   * Session stream: session configured, message appended, compaction requested, block revert requested, and
+   * the summarizer's results. Results travel here, not on a topic of their own, so that a session's whole
+   * history — including the moment each summary arrived — is one ordered log: replaying it yields the same
+   * blocks (invariant 5).
+   */
   readonly sessionEvents: string;
   /** Block stream: block created, block reverted. */
   readonly blocks: string;
   /** Summary requests from the compaction service to the summarizer. */
   readonly summaryRequests: string;
-  /** Summary results (or failures) from the summarizer back to the compaction service. */
-  readonly summaryResults: string;
   /** Events no consumer could process, with the reason. */
   readonly deadLetter: string;
 }
@@ -26,7 +29,6 @@ export function topicNames(prefix: string = DEFAULT_TOPIC_PREFIX): TopicNames {
     sessionEvents: `${prefix}.session-events`,
     blocks: `${prefix}.blocks`,
     summaryRequests: `${prefix}.summary-requests`,
-    summaryResults: `${prefix}.summary-results`,
     deadLetter: `${prefix}.dead-letter`,
   };
 }
