@@ -5,8 +5,7 @@ import { isOriginal, type EffectiveEntry } from '../overlay';
 /**
  * Tail protection (seed 001, both options) over a view:
  * - the tail is measured backwards with each tool result capped (option B) while the full results stay;
- * - then extended to a floor of recent conversational messages (option A), but not beyond maxOverrun × the
- *   tail budget (measured capped);
+ * - then extended to a floor of recent conversational messages (option A);
  * - the last user message and the last assistant text reply are always inside, whatever the cost;
  * - the tail starts at a pair-safe index (never between a call and its results);
  * - when the tail measured in full tokens is over maxOverrun × budget, its oversized tool bodies are listed
@@ -67,18 +66,15 @@ export function computeTailProtection(entries: readonly EffectiveEntry[], policy
   for (const must of [lastUser, lastReply]) {
     while (must >= 0 && start > must) acc += measured(entries[--start]!);
   }
-  // Option A: conversational floor, bounded by maxOverrun.
+  // Option A: the conversational floor always holds; the tool bodies it drags in are demoted below.
   const verbatim = new Set<number>();
   let conv = 0;
   for (let i = n - 1; i >= start; i--) {
     if (isOriginal(entries[i]!) && isConversational(entries[i]!.message)) conv++;
   }
   while (conv < policy.conversationalFloor && start > headEnd) {
-    const e = entries[start - 1]!;
-    const t = measured(e);
-    if (acc + t > policy.maxOverrun * tailBudget) break;
-    acc += t;
-    start--;
+    const e = entries[--start]!;
+    acc += measured(e);
     if (isOriginal(e) && isConversational(e.message)) conv++;
   }
   // Pair-safe start: include the calls of leading tool results.

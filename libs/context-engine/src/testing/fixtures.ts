@@ -1,0 +1,79 @@
+/** Test helpers (not exported from the package): message builders and a replay loop over the decider. */
+import { decide, evolve, initialSessionState, type SessionState } from '../decider';
+import type { SessionCommand, SessionConfig, SessionEvent } from '../model/events';
+import type { ChatMessage, ToolCall } from '../model/message';
+
+export const user = (content: string): ChatMessage => ({ role: 'user', content });
+export const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
+export const system = (content: string): ChatMessage => ({ role: 'system', content });
+export const toolCall = (id: string, name: string, args: Record<string, unknown> | string = {}): ToolCall => ({
+  id,
+  name,
+  arguments: typeof args === 'string' ? args : JSON.stringify(args),
+});
+export const calls = (content: string, ...toolCalls: ToolCall[]): ChatMessage => ({ role: 'assistant', content, toolCalls });
+export const result = (id: string, content: string, toolName?: string, isError?: boolean): ChatMessage => ({
+  role: 'tool',
+  content,
+  toolCallId: id,
+  ...(toolName ? { toolName } : {}),
+  ...(isError ? { isError } : {}),
+});
+/** A text of roughly `chars` characters of prose-like content, deterministic. */
+export const text = (chars: number, seed = 0): string => {
+  const words = ['alpha', 'build', 'config', 'delta', 'engine', 'fix', 'green', 'handler', 'index', 'json', 'kafka', 'ledger'];
+  let s = '';
+  let i = seed;
+  while (s.length < chars) s += `${words[i++ % words.length]}${i % 9 === 0 ? '\n' : ' '}`;
+  return s.slice(0, chars);
+};
+
+export interface Replay {
+  state: SessionState;
+  events: SessionEvent[];
+}
+
+/** Start a session with a config. */
+export function startSession(sessionId: string, config: SessionConfig): Replay {
+  const configured: SessionEvent = { type: 'SessionConfigured', data: { config } };
+  return { state: evolve(initialSessionState(sessionId), configured), events: [configured] };
+}
+
+export function apply(r: Replay, events: readonly SessionEvent[]): SessionEvent[] {
+  for (const e of events) {
+    r.state = evolve(r.state, e);
+    r.events.push(e);
+  }
+  return [...events];
+}
+
+export function append(r: Replay, message: ChatMessage): void {
+  apply(r, [{ type: 'MessageAppended', data: { position: r.state.originals.length, message } }]);
+}
+
+export function command(r: Replay, c: SessionCommand): SessionEvent[] {
+  return apply(r, decide(c, r.state));
+}
+
+export const compact = (r: Replay, trigger: 'auto' | 'manual' | 'overflow' = 'auto') => command(r, { type: 'Compact', data: { trigger } });
+
+/** Append all messages, deciding after each; summary requests are answered by `onSummary`. */
+export function replayAll(
+  sessionId: string,
+  config: SessionConfig,
+  messages: readonly ChatMessage[],
+  onSummary: 'fail' | 'leave' | ((msgs: readonly ChatMessage[]) => string) = 'fail',
+): Replay {
+  const r = startSession(sessionId, config);
+  for (const m of messages) {
+    append(r, m);
+    const evs = compact(r);
+    for (const e of evs) {
+      if (e.type !== 'SummaryRequested' || onSummary === 'leave') continue;
+      const req = e.data.request;
+      if (onSummary === 'fail') command(r, { type: 'FailSummary', data: { requestId: req.requestId, reason: 'offline' } });
+      else command(r, { type: 'CompleteSummary', data: { requestId: req.requestId, summary: onSummary(req.messages) } });
+    }
+  }
+  return r;
+}
