@@ -18,8 +18,9 @@ export const prunedPlaceholder = (toolName: string, keyArgs: string, chars: numb
 /**
  * Stage 2 (seed 002 stage 1): walk tool results newest → oldest; the newest `protectTokens` of output stay
  * (a result is protected while the output seen so far is under the budget), results of protected tools
- * (e.g. `skill`) and the protected tail are never touched; the older ones become a placeholder — all at
- * once, and only if the savings reach `minimumSavings`.
+ * (e.g. `skill`) and unconsumed results are never touched; the older ones become a placeholder — all at
+ * once, and only if the savings reach `minimumSavings`. Tool bodies inside the protected tail may be pruned:
+ * the tail protects the conversation (seed 001), and its tool bodies are demotable anyway.
  */
 export function pruneToolOutputs(ctx: StageContext): CompactionBlock | null {
   const { entries, policy, protection, counter } = ctx;
@@ -40,7 +41,7 @@ export function pruneToolOutputs(ctx: StageContext): CompactionBlock | null {
       seen += e.tokens;
       continue;
     }
-    if (i >= protection.tailStart || protection.unconsumed.has(i)) continue;
+    if (protection.unconsumed.has(i)) continue;
     const replacement = { ...m, content: prunedPlaceholder(name, call ? formatKeyArgs(call.arguments) : '', m.content.length) };
     const after = counter.message(replacement);
     if (after >= e.tokens) continue;

@@ -11,6 +11,9 @@ import { isOriginal, type EffectiveEntry } from '../overlay';
  * - when the tail measured in full tokens is over maxOverrun × budget, its oversized tool bodies are listed
  *   for head+tail truncation (`demote`) instead of pushing the conversation out.
  */
+/** A demoted tool body keeps at least this many tokens of head and tail. */
+export const MIN_DEMOTED_TOKENS = 200;
+
 export interface TailProtection {
   /** View index where the protected tail starts. */
   readonly tailStart: number;
@@ -24,8 +27,9 @@ export interface TailProtection {
   readonly verbatim: ReadonlySet<number>;
   /** Tool results the model has not answered yet (after the last assistant message): never elided. */
   readonly unconsumed: ReadonlySet<number>;
-  /** Tail tool results to truncate down to the cap (largest first). */
+  /** Tail tool results to truncate (head+tail) down to `demoteTo` tokens. */
   readonly demote: readonly number[];
+  readonly demoteTo: number;
   readonly tailBudget: number;
 }
 
@@ -90,23 +94,32 @@ export function computeTailProtection(entries: readonly EffectiveEntry[], policy
   if (lastUser >= 0) verbatim.add(lastUser);
   if (lastReply >= 0) verbatim.add(lastReply);
 
-  // Demotion: the full tail may not exceed maxOverrun × budget because of tool bodies.
+  // Demotion: the full tail may not exceed maxOverrun × budget because of tool bodies. Water-fill one
+  // per-body cap so that the tail's tool bodies, truncated to it, bring the tail back under the limit.
   let full = 0;
   for (let i = start; i < n; i++) full += entries[i]!.tokens;
   const demote: number[] = [];
+  let demoteTo = cap;
   const limit = policy.maxOverrun * tailBudget;
   if (full > limit) {
     const candidates: number[] = [];
     for (let i = start; i < n; i++) {
       const e = entries[i]!;
-      if (e.message.role === 'tool' && e.tokens > cap && isOriginal(e) && !unconsumed.has(i)) candidates.push(i);
+      if (e.message.role === 'tool' && e.tokens > MIN_DEMOTED_TOKENS && isOriginal(e) && !unconsumed.has(i)) candidates.push(i);
     }
-    candidates.sort((a, b) => entries[b]!.tokens - entries[a]!.tokens || a - b);
-    for (const i of candidates) {
-      if (full <= limit) break;
-      demote.push(i);
-      full -= entries[i]!.tokens - cap;
+    const sizes = candidates.map((i) => entries[i]!.tokens).sort((a, b) => a - b);
+    let room = limit - (full - sizes.reduce((a, b) => a + b, 0));
+    let left = sizes.length;
+    let level = 0;
+    for (const t of sizes) {
+      level = room / left;
+      if (t > level) break;
+      room -= t;
+      left--;
+      level = left > 0 ? room / left : t;
     }
+    demoteTo = Math.max(MIN_DEMOTED_TOKENS, Math.min(cap, Math.floor(level)));
+    for (const i of candidates) if (entries[i]!.tokens > demoteTo) demote.push(i);
   }
-  return { tailStart: start, headEnd, lastUser, lastReply, verbatim, unconsumed, demote, tailBudget };
+  return { tailStart: start, headEnd, lastUser, lastReply, verbatim, unconsumed, demote, demoteTo, tailBudget };
 }

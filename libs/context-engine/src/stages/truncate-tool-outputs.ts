@@ -20,9 +20,9 @@ export function truncateToolOutputs(ctx: StageContext): CompactionBlock | null {
     const lines = m.content.length === 0 ? 0 : m.content.split('\n').length;
     const huge = bytes > policy.truncate.maxBytes || lines > policy.truncate.maxLines || e.tokens > shareTokens;
     if (!huge && !demoted.has(i)) return;
-    const targetTokens = demoted.has(i) ? Math.min(shareTokens, policy.tail.toolResultCapTokens) : shareTokens;
+    const targetTokens = demoted.has(i) ? Math.min(shareTokens, protection.demoteTo) : shareTokens;
     const ratio = Math.min(1, targetTokens / Math.max(1, e.tokens));
-    const maxChars = Math.min(policy.truncate.maxBytes, Math.max(400, Math.floor(m.content.length * ratio)));
+    const maxChars = Math.min(policy.truncate.maxBytes, Math.max(300, Math.floor(m.content.length * ratio * 0.95)));
     const content = truncateHeadTail(m.content, maxChars, policy.truncate.maxLines);
     if (content.length >= m.content.length) return;
     const replacement = { ...m, content };

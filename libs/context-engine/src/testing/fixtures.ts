@@ -77,3 +77,27 @@ export function replayAll(
   }
   return r;
 }
+
+import { computeBudget } from '../budget';
+import { resolvePolicy, type PolicyOverrides } from '../model/policy';
+import { buildEffectiveEntries } from '../overlay';
+import { computeTailProtection, type StageContext } from '../stages';
+import { counterFor } from '../tokens';
+
+/** A stage context over plain messages (no blocks), with a history budget of `budget` tokens. */
+export function stageContext(messages: readonly ChatMessage[], budget: number, overrides: PolicyOverrides = {}, targetTokens?: number): StageContext {
+  const policy = resolvePolicy(overrides);
+  const counter = counterFor({ provider: 'anthropic' });
+  const b = computeBudget({ contextWindow: budget, maxOutputTokens: 0 }, policy);
+  const entries = buildEffectiveEntries(messages, messages.map((m) => counter.message(m)), [], (m) => counter.message(m));
+  return {
+    sessionId: 'test',
+    entries,
+    counter,
+    policy,
+    budget: b,
+    targetTokens: targetTokens ?? b.targetTokens,
+    basedOnPosition: messages.length - 1,
+    protection: computeTailProtection(entries, policy.tail, b.historyBudget),
+  };
+}

@@ -1,0 +1,58 @@
+import { ENGINE_VERSION, type CompactionBlock, type Stage } from '../model/block';
+import type { ChatMessage } from '../model/message';
+import { assistant, system, user } from '../testing/fixtures';
+import { applyBlockToEntries, assertLaminar, buildEffectiveEntries, maximalEdits, OverlayError } from '.';
+
+const len = (m: ChatMessage) => m.content.length;
+const originals = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? user(`u${i}`) : assistant(`a${i}`)));
+const tokens = originals.map(len);
+const block = (id: string, stage: Stage, edits: [number, number, string][]): CompactionBlock => ({
+  id,
+  sessionId: 's',
+  stage,
+  range: { from: edits[0]![0], to: edits[edits.length - 1]![1] },
+  edits: edits.map(([from, to, text]) => ({ from, to, replacement: [system(text)] })),
+  tokensBefore: 10,
+  tokensAfter: 1,
+  tokensSaved: 9,
+  basedOnPosition: 9,
+  engineVersion: ENGINE_VERSION,
+});
+const view = (active: CompactionBlock[]) => buildEffectiveEntries(originals, tokens, active, len).map((e) => e.message.content);
+
+describe('overlay', () => {
+  it('shows the originals when no block is active', () => {
+    expect(view([])).toEqual(originals.map((m) => m.content));
+  });
+
+  it('applies disjoint edits and hides an edit nested in a later one', () => {
+    const first = block('b1', 'summary', [[0, 3, 'S1']]);
+    const prune = block('b2', 'prune', [[5, 5, 'P5'], [7, 7, 'P7']]);
+    expect(view([first, prune])).toEqual(['S1', 'u4', 'P5', 'u6', 'P7', 'u8', 'a9']);
+    const second = block('b3', 'summary', [[0, 5, 'S2']]); // absorbs the first summary and one prune edit
+    expect(view([first, prune, second])).toEqual(['S2', 'u6', 'P7', 'u8', 'a9']);
+    // Reverting the second summary shows exactly the view before it.
+    expect(view([first, prune])).toEqual(['S1', 'u4', 'P5', 'u6', 'P7', 'u8', 'a9']);
+  });
+
+  it('lets the later of two same-range edits win', () => {
+    expect(view([block('x', 'prune', [[2, 2, 'old']]), block('y', 'truncate', [[2, 2, 'new']])])).toContain('new');
+    expect(maximalEdits([block('x', 'prune', [[2, 2, 'old']]), block('y', 'truncate', [[2, 2, 'new']])])).toHaveLength(1);
+  });
+
+  it('rejects a partial overlap', () => {
+    const a = block('a', 'summary', [[0, 3, 'S']]);
+    expect(() => assertLaminar(block('b', 'sliding-window', [[2, 5, 'M']]), [a])).toThrow(OverlayError);
+    expect(() => assertLaminar(block('b', 'sliding-window', [[0, 5, 'M']]), [a])).not.toThrow();
+    expect(() => assertLaminar(block('b', 'sliding-window', [[4, 5, 'M']]), [a])).not.toThrow();
+    expect(() => assertLaminar(block('c', 'prune', [[1, 2, 'x'], [2, 3, 'y']]), [])).toThrow(/own edits overlap/);
+  });
+
+  it('applies a block to a view the same way as a full rebuild', () => {
+    const first = block('b1', 'summary', [[0, 3, 'S1']]);
+    const base = buildEffectiveEntries(originals, tokens, [first], len);
+    const second = block('b3', 'sliding-window', [[0, 7, 'M']]);
+    expect(applyBlockToEntries(base, second, len)).toEqual(buildEffectiveEntries(originals, tokens, [first, second], len));
+    expect(() => applyBlockToEntries(base, block('bad', 'prune', [[2, 5, 'x']]), len)).toThrow(OverlayError);
+  });
+});

@@ -1,0 +1,273 @@
+import type { CompactionBlock } from '../model/block';
+import type { ChatMessage } from '../model/message';
+import { applyBlockToEntries } from '../overlay';
+import { assistant, calls, result, stageContext, system, text, toolCall, user } from '../testing/fixtures';
+import { auditToolPairs } from '../turns';
+import {
+  classifyFileAccess,
+  computeTailProtection,
+  dedupeFileReads,
+  keepWithinBudget,
+  pruneToolOutputs,
+  selectSummaryRange,
+  slidingWindow,
+  splitTurn,
+  truncateHeadTail,
+  truncateToolOutputs,
+  viewTokens,
+  type StageContext,
+} from '.';
+
+const after = (ctx: StageContext, block: CompactionBlock): ChatMessage[] => applyBlockToEntries(ctx.entries, block, (m) => ctx.counter.message(m)).map((e) => e.message);
+const positions = (block: CompactionBlock | null) => block?.edits.map((e) => e.from) ?? [];
+
+describe('stage 1: truncate huge tool outputs', () => {
+  it('keeps head and tail with an omitted-lines notice', () => {
+    const body = Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\n');
+    const out = truncateHeadTail(body, 1_000_000, 2000);
+    expect(out.startsWith('line 0\n')).toBe(true);
+    expect(out.endsWith('line 4999')).toBe(true);
+    expect(out).toContain('[... 3000 lines truncated ...]');
+    expect(truncateHeadTail('short', 100, 10)).toBe('short');
+  });
+
+  it('truncates only the huge output, keeping the pair and making the view smaller', () => {
+    const huge = Array.from({ length: 6000 }, (_, i) => `row ${i} value`).join('\n');
+    const msgs = [user('run it'), calls('', toolCall('c1', 'bash', { command: 'seq' })), result('c1', huge, 'bash'), calls('', toolCall('c2', 'bash')), result('c2', 'ok', 'bash'), assistant('done')];
+    const ctx = stageContext(msgs, 20_000);
+    const block = truncateToolOutputs(ctx)!;
+    expect(positions(block)).toEqual([2]);
+    const out = after(ctx, block);
+    expect(out[2]!.toolCallId).toBe('c1');
+    expect(out[2]!.content).toMatch(/lines truncated/);
+    expect(block.tokensSaved).toBe(block.tokensBefore - block.tokensAfter);
+    expect(block.tokensSaved).toBeGreaterThan(0);
+  });
+});
+
+describe('stage 2: prune old tool outputs (SCENARIOS #6, #7)', () => {
+  const tenResults = (): ChatMessage[] => {
+    const msgs: ChatMessage[] = [user('go')];
+    for (let i = 1; i <= 10; i++) msgs.push(calls('', toolCall(`c${i}`, 'bash', { command: `step ${i}` })), result(`c${i}`, text(20_000, i), 'bash'));
+    msgs.push(assistant('all done'), user('thanks'));
+    return msgs;
+  };
+
+  it('replaces exactly the 8 oldest and keeps the 2 newest verbatim', () => {
+    const msgs = tenResults();
+    const ctx = stageContext(msgs, 200_000, { prune: { protectTokens: 10_000, minimumSavings: 1000 }, tail: { budgetRatio: 0.001 } });
+    const block = pruneToolOutputs(ctx)!;
+    expect(block.stage).toBe('prune');
+    expect(positions(block)).toEqual([2, 4, 6, 8, 10, 12, 14, 16]);
+    const out = after(ctx, block);
+    expect(out[18]).toEqual(msgs[18]);
+    expect(out[20]).toEqual(msgs[20]);
+    expect(out[2]!.content).toMatch(/^\[Tool result cleared/);
+    expect(block.tokensSaved).toBeGreaterThan(8 * 4000);
+    expect(auditToolPairs(out).orphanResults).toEqual([]);
+  });
+
+  it('never prunes a protected tool', () => {
+    const msgs = tenResults().map((m) => (m.role === 'tool' && m.toolCallId === 'c3' ? { ...m, toolName: 'skill' } : m));
+    const ctx = stageContext(msgs, 200_000, { prune: { protectTokens: 10_000, minimumSavings: 1000 }, tail: { budgetRatio: 0.001 } });
+    expect(positions(pruneToolOutputs(ctx))).not.toContain(6);
+  });
+
+  it('does nothing below the minimum savings', () => {
+    const msgs = [user('q'), calls('', toolCall('c1', 'bash')), result('c1', 'short output', 'bash'), calls('', toolCall('c2', 'bash')), result('c2', 'x', 'bash'), assistant('ok')];
+    expect(pruneToolOutputs(stageContext(msgs, 200_000, { prune: { protectTokens: 0, minimumSavings: 100_000 } }))).toBeNull();
+  });
+
+  it('scales its thresholds to small budgets (fires on a 20k budget)', () => {
+    const ctx = stageContext(tenResults(), 20_000, { tail: { budgetRatio: 0.01 } });
+    expect(pruneToolOutputs(ctx)).not.toBeNull();
+  });
+});
+
+describe('stage 3: dedupe file reads (SCENARIOS #8)', () => {
+  const read = (id: string, path: string, extra: Record<string, unknown> = {}) => calls('', toolCall(id, 'read', { path, ...extra }));
+  const body = (n: number) => `export const x = ${n};\n${text(3000, n)}`;
+
+  it('replaces the first two of three reads of one path by a pointer to the latest', () => {
+    const msgs = [user('a'), read('r1', '/src/a.ts'), result('r1', body(1), 'read'), assistant('seen'), user('b'), read('r2', '/src/a.ts'), result('r2', body(2), 'read'), assistant('again'), user('c'), read('r3', '/src/a.ts'), result('r3', body(3), 'read'), assistant('third'), user('d')];
+    const ctx = stageContext(msgs, 100_000);
+    const block = dedupeFileReads(ctx)!;
+    expect(positions(block)).toEqual([2, 6]);
+    const out = after(ctx, block);
+    expect(out[2]!.content).toContain('/src/a.ts');
+    expect(out[2]!.content).toContain('r3');
+    expect(out[10]).toEqual(msgs[10]);
+    // Assistant text is never touched.
+    expect(out.filter((m) => m.role === 'assistant')).toEqual(msgs.filter((m) => m.role === 'assistant'));
+  });
+
+  it('leaves reads of two different paths alone', () => {
+    const msgs = [user('a'), read('r1', '/a.ts'), result('r1', body(1), 'read'), read('r2', '/b.ts'), result('r2', body(2), 'read'), assistant('ok'), user('b')];
+    expect(dedupeFileReads(stageContext(msgs, 100_000))).toBeNull();
+  });
+
+  it('does not let a ranged read supersede a different range, but does the same range or a full read', () => {
+    const msgs = [user('a'), read('r1', '/a.ts', { offset: 1, limit: 50 }), result('r1', body(1), 'read'), read('r2', '/a.ts', { offset: 100, limit: 50 }), result('r2', body(2), 'read'), assistant('ok'), user('b')];
+    expect(dedupeFileReads(stageContext(msgs, 100_000))).toBeNull();
+    const same = [...msgs, read('r3', '/a.ts', { offset: 1, limit: 50 }), result('r3', body(3), 'read'), assistant('ok'), user('c')];
+    expect(positions(dedupeFileReads(stageContext(same, 100_000)))).toEqual([2]);
+    const full = [...msgs, read('r3', '/a.ts'), result('r3', body(3), 'read'), assistant('ok'), user('c')];
+    expect(positions(dedupeFileReads(stageContext(full, 100_000)))).toEqual([2, 4]);
+  });
+
+  it('never dedupes a failed read, nor lets it supersede', () => {
+    const msgs = [user('a'), read('r1', '/a.ts'), result('r1', 'Error: ENOENT: no such file', 'read'), read('r2', '/a.ts'), result('r2', body(2), 'read', true), assistant('ok'), user('b')];
+    expect(dedupeFileReads(stageContext(msgs, 100_000))).toBeNull();
+  });
+
+  it('marks an earlier read stale when the file was edited in between', () => {
+    const msgs = [user('a'), read('r1', '/a.ts'), result('r1', body(1), 'read'), calls('', toolCall('e1', 'edit', { path: '/a.ts', oldText: 'x', newText: 'y' })), result('e1', 'ok', 'edit'), read('r2', '/a.ts'), result('r2', body(2), 'read'), assistant('ok'), user('b')];
+    const ctx = stageContext(msgs, 100_000);
+    const out = after(ctx, dedupeFileReads(ctx)!);
+    expect(out[2]!.content).toMatch(/stale/);
+  });
+
+  it('classifies from the call name and arguments only', () => {
+    expect(classifyFileAccess(toolCall('x', 'Read', { file_path: '/f', offset: 10 }))).toEqual({ kind: 'read', path: '/f', range: '{"offset":10}' });
+    expect(classifyFileAccess(toolCall('x', 'str_replace_editor', { command: 'view', path: '/f' }))?.kind).toBe('read');
+    expect(classifyFileAccess(toolCall('x', 'str_replace_editor', { command: 'str_replace', path: '/f' }))?.kind).toBe('write');
+    expect(classifyFileAccess(toolCall('x', 'bash', { command: 'cat /f' }))).toBeUndefined();
+    expect(classifyFileAccess({ name: 'read', arguments: 'not json' })).toBeUndefined();
+  });
+});
+
+describe('tail protection (seed 001, SCENARIOS #14-#17)', () => {
+  it('large tool results cannot starve the conversation: the floor of 6 conversational messages holds', () => {
+    const msgs: ChatMessage[] = [user('start'), assistant('ok')];
+    for (let i = 0; i < 10; i++) msgs.push(calls(`step ${i}`, toolCall(`t${i}`, 'bash')), result(`t${i}`, text(5000, i), 'bash'));
+    msgs.push(user('Now run the tests'), assistant('Running'), user('Also check lint'));
+    const ctx = stageContext(msgs, 200_000, { tail: { budgetRatio: 0.02 } });
+    const p = ctx.protection;
+    expect(msgs.length - p.tailStart).toBeGreaterThanOrEqual(3);
+    // Every conversational message is in the verbatim set although ten big outputs sit between them…
+    for (const i of [0, 1, 22, 23, 24]) expect(p.verbatim.has(i)).toBe(true);
+    // …and the tool bodies the floor drags in are demoted, so the tail stays near its budget.
+    expect(p.demote.length).toBeGreaterThan(0);
+  });
+
+  it('a tiny tail budget still keeps the floor and the latest ask last', () => {
+    const msgs = Array.from({ length: 14 }, (_, i) => (i % 2 === 0 ? user(`question ${i}`) : assistant(`answer ${i}`)));
+    const p = computeTailProtection(stageContext(msgs, 1000).entries, { budgetRatio: 0.01, toolResultCapTokens: 2000, conversationalFloor: 8, maxOverrun: 1.5 }, 1000);
+    expect(msgs.length - p.tailStart).toBeGreaterThanOrEqual(8);
+    expect(p.lastUser).toBe(12);
+  });
+
+  it('the floor may not push the tail past 1.5× its budget: oversized tool bodies are demoted', () => {
+    const msgs: ChatMessage[] = [user('go')];
+    for (let i = 0; i < 10; i++) msgs.push(calls(`look ${i}`, toolCall(`t${i}`, 'bash')), result(`t${i}`, text(20_000, i), 'bash'), assistant(`note ${i}`));
+    msgs.push(user('summarize'));
+    const ctx = stageContext(msgs, 50_000, { tail: { budgetRatio: 0.2 } });
+    const p = ctx.protection;
+    expect(p.demote.length).toBeGreaterThan(0);
+    const block = truncateToolOutputs(ctx)!;
+    const out = applyBlockToEntries(ctx.entries, block, (m) => ctx.counter.message(m));
+    const tailTokens = out.slice(out.length - (msgs.length - p.tailStart)).reduce((s, e) => s + e.tokens, 0);
+    expect(tailTokens).toBeLessThanOrEqual(1.5 * p.tailBudget * 1.1);
+    // The conversational messages of the tail are all still there, verbatim.
+    for (const i of p.verbatim) expect(out.map((e) => e.message)).toContainEqual(msgs[i]);
+  });
+
+  it('keeps the last assistant text reply even when a long run of tool calls follows it (#16)', () => {
+    const msgs: ChatMessage[] = [user('task'), assistant('Here is my plan: A, B, C.')];
+    for (let i = 0; i < 30; i++) msgs.push(calls('', toolCall(`t${i}`, 'bash')), result(`t${i}`, text(3000, i), 'bash'));
+    const p = stageContext(msgs, 10_000).protection;
+    expect(p.lastReply).toBe(1);
+    expect(p.tailStart).toBeLessThanOrEqual(1);
+  });
+
+  it('the last user ask stays out of the summarized span (#14) and a synthetic banner is not taken for it', () => {
+    const msgs: ChatMessage[] = [];
+    for (let i = 0; i < 20; i++) msgs.push(user(`ask ${i}`), assistant(text(2000, i)));
+    msgs.push(user('the real last ask'));
+    for (let i = 0; i < 6; i++) msgs.push(calls('', toolCall(`t${i}`, 'bash')), result(`t${i}`, text(8000, i), 'bash'));
+    const ctx = stageContext(msgs, 30_000);
+    const sel = selectSummaryRange(ctx)!;
+    expect(sel.end).toBeLessThan(40);
+    expect(ctx.protection.lastUser).toBe(40);
+  });
+});
+
+describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
+  const oversized = (): ChatMessage[] => {
+    const msgs: ChatMessage[] = [user('fix the bug')];
+    for (let i = 1; i <= 6; i++) msgs.push(calls('', toolCall(`tc-${i}`, 'fs.read', { path: `src/file${i}.ts`, encoding: 'utf8' })), result(`tc-${i}`, text(5000, i), 'fs.read'));
+    return msgs;
+  };
+
+  it('keeps the newest 3 pairs verbatim and collapses the 3 older into one non-empty note', () => {
+    const msgs = oversized();
+    const ctx = stageContext(msgs, 5000);
+    const block = splitTurn(ctx)!;
+    const out = after(ctx, block);
+    expect(out[0]).toEqual(msgs[0]);
+    expect(out[1]!.content).toMatch(/^\[Turn prefix compressed — 3 earlier tool call\(s\)\]/);
+    expect(out[1]!.content).toContain('fs.read(path=src/file1.ts, encoding=utf8) → completed');
+    expect(out.slice(2).flatMap((m) => m.toolCalls?.map((c) => c.id) ?? [])).toEqual(['tc-4', 'tc-5', 'tc-6']);
+    expect(out.slice(2)).toEqual(msgs.slice(7));
+    expect(auditToolPairs(out)).toEqual({ orphanResults: [], unansweredCalls: [], duplicateResults: [] });
+  });
+
+  it('does nothing when the turn fits or has at most 3 pairs', () => {
+    expect(splitTurn(stageContext(oversized(), 200_000))).toBeNull();
+    expect(splitTurn(stageContext(oversized().slice(0, 7), 1000))).toBeNull();
+  });
+
+  it('never elides the unconsumed result of the in-flight call', () => {
+    const msgs = [...oversized(), calls('', toolCall('tc-7', 'bash', { command: 'npm test' }))];
+    const ctx = stageContext(msgs, 5000);
+    const out = after(ctx, splitTurn(ctx)!);
+    expect(out[out.length - 1]).toEqual(msgs[msgs.length - 1]);
+    expect(out.flatMap((m) => m.toolCalls?.map((c) => c.id) ?? [])).toEqual(['tc-5', 'tc-6', 'tc-7']);
+  });
+});
+
+describe('stage 6: sliding window (seed 002, SCENARIOS #19, #20)', () => {
+  const chat = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 === 0 ? user(`u${i} ${text(200, i)}`) : assistant(`a${i} ${text(200, i)}`)));
+
+  it('keeps the first exchange, hides an even count, inserts one marker: 20 → 13', () => {
+    const msgs = chat(20);
+    const ctx = stageContext(msgs, 100_000);
+    const out = after(ctx, slidingWindow(ctx, { fraction: 0.5 })!);
+    expect(out).toHaveLength(13);
+    expect(out.slice(0, 2)).toEqual(msgs.slice(0, 2));
+    expect(out[2]!.content).toMatch(/^\[Earlier conversation history was truncated/);
+    for (let i = 1; i < out.length; i++) expect(out[i]!.role === out[i - 1]!.role && out[i]!.role !== 'tool').toBe(false);
+    expect(out.slice(3)).toEqual(msgs.slice(10));
+  });
+
+  it('hides nothing when the fraction rounds to less than a turn', () => {
+    const ctx = stageContext(chat(7), 100_000);
+    expect(slidingWindow(ctx, { fraction: 0.3 })).toBeNull();
+  });
+
+  it('in target mode hides the fewest oldest whole turns and never the protected tail', () => {
+    const msgs = chat(40);
+    const ctx = stageContext(msgs, 3000);
+    const block = slidingWindow(ctx)!;
+    const out = after(ctx, block);
+    expect(viewTokens(ctx.entries, ctx.counter)).toBeGreaterThan(ctx.targetTokens);
+    expect(out[out.length - 1]).toEqual(msgs[39]);
+    expect(block.edits[0]!.from).toBe(2);
+    expect(msgs[block.edits[0]!.to + 1]!.role).toBe('user');
+    expect(block.edits[0]!.to + 1).toBeLessThanOrEqual(ctx.protection.tailStart);
+  });
+});
+
+describe('stage 7: keep within budget', () => {
+  it('keeps the pinned system head and the newest whole turns, turn-safe', () => {
+    const msgs: ChatMessage[] = [system('you are an agent')];
+    for (let i = 0; i < 10; i++) msgs.push(user(`q${i}`), calls('', toolCall(`c${i}`, 'bash')), result(`c${i}`, text(2000, i), 'bash'), assistant(`a${i}`));
+    const ctx = stageContext(msgs, 3000);
+    const out = after(ctx, keepWithinBudget(ctx)!);
+    expect(out[0]).toEqual(msgs[0]);
+    expect(out[1]!.content).toMatch(/^\[Context compacted/);
+    expect(out[2]!.role).toBe('user');
+    expect(auditToolPairs(out).orphanResults).toEqual([]);
+    expect(out[out.length - 1]).toEqual(msgs[msgs.length - 1]);
+  });
+});
