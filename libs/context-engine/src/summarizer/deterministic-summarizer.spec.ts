@@ -1,0 +1,312 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import type { ChatMessage, ToolCall } from '../model/message';
+import { SUMMARY_SECTIONS, SUMMARY_TITLE, filesOfShellCommand, summarizeDeterministic } from './index';
+
+let seq = 0;
+const call = (name: string, args: Record<string, unknown>): ToolCall => ({ id: `t${seq++}`, name, arguments: JSON.stringify(args) });
+const ask = (content: string): ChatMessage => ({ role: 'user', content });
+const say = (content: string, ...toolCalls: ToolCall[]): ChatMessage => ({
+  role: 'assistant',
+  content,
+  ...(toolCalls.length > 0 ? { toolCalls } : {}),
+});
+const answer = (c: ToolCall, content: string, isError?: boolean): ChatMessage => ({
+  role: 'tool',
+  content,
+  toolCallId: c.id,
+  toolName: c.name,
+  ...(isError ? { isError } : {}),
+});
+
+function session(): ChatMessage[] {
+  const read = call('read', { path: '/repo/src/app.ts' });
+  const ccRead = call('Read', { file_path: '/repo/README.md' });
+  const test1 = call('bash', { command: 'cd /repo && npm test 2>&1 | tail -20' });
+  const edit = call('edit', { path: '/repo/src/app.ts', oldText: 'a', newText: 'b' });
+  const test2 = call('bash', { command: 'cd /repo && npm test' });
+  const py = call('bash', { command: 'python scripts/migrate.py' });
+  const sed = call('bash', { command: "sed -n '1,40p' src/util.ts && cat docs/notes.md | head -5" });
+  const pending = call('bash', { command: 'npm run build' });
+  return [
+    { role: 'system', content: 'You are a coding agent.' },
+    ask('Fix the failing test in src/app.ts and keep the public API unchanged.'),
+    say('Let me look at the code.', read, ccRead),
+    answer(read, 'export const add = (a, b) => a - b;\nthrow new Error("not an error: file content");'),
+    answer(ccRead, '# Repo'),
+    say('', test1),
+    answer(test1, 'FAIL src/app.spec.ts\n  expected 3, got -1\nCommand exited with code 1'),
+    say("The bug is in add. I'll use a plain sum instead of the subtraction.", edit),
+    answer(edit, 'Successfully replaced text in /repo/src/app.ts'),
+    say('', test2),
+    answer(test2, 'PASS src/app.spec.ts\nTests: 1 passed'),
+    say('', py),
+    answer(py, 'Traceback (most recent call last):\n  File "scripts/migrate.py", line 3\nModuleNotFoundError: No module named yaml'),
+    say('', sed),
+    answer(sed, 'export const x = 1;'),
+    ask('Thanks. Next steps:\n- [ ] add a changelog entry\n1. bump the version'),
+    say('The test passes now. TODO: the migration script still needs PyYAML.', pending),
+  ];
+}
+
+describe('summarizeDeterministic', () => {
+  it('produces the fixed sections in order, with what happened in each', () => {
+    const { text, sections, notSmaller } = summarizeDeterministic({ messages: session(), maxChars: 4000 });
+    expect(text.startsWith(SUMMARY_TITLE)).toBe(true);
+    const positions = SUMMARY_SECTIONS.map((name) => text.indexOf(`\n## ${name}\n`));
+    expect(positions.every((p) => p > 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(notSmaller).toBe(false);
+
+    expect(sections.userRequests).toEqual([
+      'Fix the failing test in src/app.ts and keep the public API unchanged.',
+      'Thanks. Next steps: - [ ] add a changelog entry 1. bump the version',
+    ]);
+    // Edited files first, then by touches, then most recent, then by path.
+    expect(sections.filesTouched).toEqual([
+      '/repo/src/app.ts (edit, read)',
+      'docs/notes.md (read)',
+      'src/util.ts (read)',
+      '/repo/README.md (read)',
+    ]);
+    expect(sections.commandsRun).toEqual([
+      '`npm test 2>&1 | tail -20`',
+      '`npm test`',
+      '`python scripts/migrate.py`',
+      "`sed -n '1,40p' src/util.ts && cat docs/notes.md | head -5`",
+      '`npm run build`',
+    ]);
+    expect(sections.errorsSeen).toEqual([
+      'bash npm test 2>&1 | tail -20 — FAIL src/app.spec.ts [fixed later]',
+      'bash python scripts/migrate.py — Traceback (most recent call last): [unresolved]',
+    ]);
+    expect(sections.decisions).toEqual(['Use a plain sum instead of the subtraction.']);
+    expect(sections.pendingWork).toEqual([
+      'bash npm run build — no result yet',
+      'add a changelog entry',
+      'bump the version',
+      'TODO: the migration script still needs PyYAML.',
+    ]);
+    expect(sections.currentState).toBe('The test passes now. TODO: the migration script still needs PyYAML.');
+  });
+
+  it('flags a summary that is not smaller than its input', () => {
+    const r = summarizeDeterministic({ messages: [ask('hi')] });
+    expect(r.notSmaller).toBe(true);
+    expect(r.sections.userRequests).toEqual(['hi']);
+  });
+
+  it('keeps the newest user requests (and the first, the task) when over budget, and counts the rest', () => {
+    const messages = Array.from({ length: 60 }, (_, i) => [ask(`request number ${i} ${'x'.repeat(200)}`), say(`ok ${i}`)]).flat();
+    const r = summarizeDeterministic({ messages, maxChars: 2000 });
+    expect(r.text.length).toBeLessThanOrEqual(2000);
+    const kept = r.sections.userRequests.map((t) => Number(/request number (\d+)/.exec(t)?.[1]));
+    expect(kept[0]).toBe(0);
+    expect(kept[kept.length - 1]).toBe(59);
+    expect(kept.slice(1)).toEqual(Array.from({ length: kept.length - 1 }, (_, i) => 60 - kept.length + 1 + i));
+    expect(r.omitted.userRequests).toBe(60 - kept.length);
+    expect(r.text).toContain(`- (+${60 - kept.length} more omitted)`);
+  });
+
+  it('merges a previous summary instead of summarizing it: requests, counts, fixes', () => {
+    const first = session();
+    const prev = summarizeDeterministic({ messages: first, maxChars: 4000 });
+    const fix = call('bash', { command: 'python scripts/migrate.py' });
+    const reread = call('read', { path: '/repo/src/app.ts' });
+    const next: ChatMessage[] = [
+      ask('Install PyYAML and rerun the migration.'),
+      say('', fix, reread),
+      answer(fix, 'migrated 3 tables'),
+      answer(reread, 'export const add = (a, b) => a + b;'),
+      say('Migration done.'),
+    ];
+    const merged = summarizeDeterministic({ messages: next, previousSummary: prev.text, maxChars: 4000 });
+    expect(merged.sections.userRequests).toEqual([...prev.sections.userRequests, 'Install PyYAML and rerun the migration.']);
+    expect(merged.sections.filesTouched[0]).toBe('/repo/src/app.ts (edit, read×2)');
+    expect(merged.sections.commandsRun).toContain('`python scripts/migrate.py` ×2');
+    expect(merged.sections.errorsSeen).toContain('bash python scripts/migrate.py — Traceback (most recent call last): [fixed later]');
+    expect(merged.sections.decisions).toEqual(prev.sections.decisions);
+    // The previous span's pending work is superseded by the new span's end.
+    expect(merged.sections.pendingWork).toEqual([]);
+    expect(merged.sections.currentState).toBe('Migration done.');
+    expect(merged.text).not.toContain(SUMMARY_TITLE + '\n' + SUMMARY_TITLE);
+  });
+
+  it('reads an LLM summary written with the same headings', () => {
+    const llm = [
+      '**User requests:**',
+      '1. Port the CLI to Deno',
+      '### Files touched',
+      '* cli.ts (edit)',
+      '## Decisions',
+      '- Keep Node support',
+      '## Current state',
+      'Half of the commands are ported.',
+    ].join('\n');
+    const r = summarizeDeterministic({ messages: [], previousSummary: llm, maxChars: 2000 });
+    expect(r.sections).toMatchObject({
+      userRequests: ['Port the CLI to Deno'],
+      filesTouched: ['cli.ts (edit)'],
+      decisions: ['Keep Node support'],
+      currentState: 'Half of the commands are ported.',
+    });
+  });
+
+  it('keeps the gist of a free-form previous summary it cannot parse', () => {
+    const r = summarizeDeterministic({ messages: [ask('go on')], previousSummary: 'We were porting the CLI.', maxChars: 2000 });
+    expect(r.sections.userRequests).toEqual(['Earlier summary: We were porting the CLI.', 'go on']);
+  });
+});
+
+describe('filesOfShellCommand', () => {
+  it.each([
+    ['cat src/a.ts', [['src/a.ts', 'read']]],
+    ['head -n 20 src/a.ts', [['src/a.ts', 'read']]],
+    ["sed -n '10,20p' lib/x.py", [['lib/x.py', 'read']]],
+    ["sed -i 's/a/b/g' lib/x.py", [['lib/x.py', 'edit']]],
+    ['vim notes.md', [['notes.md', 'edit']]],
+    ['echo hi > out.txt && cat out.txt | tee log.txt', [['out.txt', 'write'], ['out.txt', 'read'], ['log.txt', 'write']]],
+    ['cd /repo && cat src/a.ts', [['/repo/src/a.ts', 'read']]],
+    ["cat > new.py <<'EOF'\ncat secret.txt\nEOF\npython new.py", [['new.py', 'write']]],
+    ['open src/b.py 120', [['src/b.py', 'read']]],
+    ['ls -la && grep -rn foo src/ && npm test', []],
+    ['curl https://example.com/x.json', []],
+  ])('%s', (command, expected) => {
+    expect(filesOfShellCommand(command).files.map((f) => [f.path, f.action])).toEqual(expected);
+  });
+
+  it('follows SWE-agent: `edit N:M` edits the file opened last, and its body is not parsed', () => {
+    const first = filesOfShellCommand('open src/models.py');
+    const second = filesOfShellCommand('edit 10:12\ncat other.py\nend_of_edit', first.lastOpened);
+    expect(second.files).toEqual([{ path: 'src/models.py', action: 'edit' }]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Properties
+
+const toolCallArb = fc.oneof(
+  fc.constantFrom('a.ts', 'src/b.py', '/abs/c.md').map((path) => ({ name: 'read', args: { path } })),
+  fc.constantFrom('a.ts', 'src/b.py').map((file_path) => ({ name: 'Edit', args: { file_path } })),
+  fc.constantFrom('npm test', 'cat a.ts', 'python x.py', "sed -n '1,5p' src/b.py").map((command) => ({ name: 'bash', args: { command } })),
+);
+const resultArb = fc.constantFrom('ok', 'Error: boom', 'Traceback (most recent call last):\nValueError', 'done\nCommand exited with code 2');
+const stepArb = fc.oneof(
+  fc.lorem({ maxCount: 30 }).map((t) => [ask(t)]),
+  fc.lorem({ maxCount: 30 }).map((t) => [say(`${t}. We decided to keep the cache instead of the index.`)]),
+  fc.tuple(fc.array(fc.tuple(toolCallArb, resultArb), { minLength: 1, maxLength: 3 }), fc.lorem({ maxCount: 5 })).map(([pairs, text]) => {
+    const calls = pairs.map(([c]) => call(c.name, c.args));
+    return [say(text, ...calls), ...calls.map((c, i) => answer(c, pairs[i][1]))];
+  }),
+);
+const sessionArb = fc.array(stepArb, { maxLength: 25 }).map((steps) => steps.flat());
+
+describe('summarizeDeterministic properties', () => {
+  it('is deterministic and stays within maxChars', () => {
+    fc.assert(
+      fc.property(sessionArb, fc.integer({ min: 1000, max: 6000 }), (messages, maxChars) => {
+        const a = summarizeDeterministic({ messages, maxChars });
+        const b = summarizeDeterministic({ messages: messages.map((m) => ({ ...m })), maxChars });
+        expect(b.text).toBe(a.text);
+        expect(a.text.length).toBeLessThanOrEqual(maxChars);
+        expect(a.notSmaller).toBe(a.text.length >= a.inputChars);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('parsing its own text back gives the same sections (merge with nothing new is the identity)', () => {
+    fc.assert(
+      fc.property(sessionArb, (messages) => {
+        const a = summarizeDeterministic({ messages, maxChars: 100_000 });
+        const again = summarizeDeterministic({ messages: [], previousSummary: a.text, maxChars: 100_000 });
+        expect(again.sections).toEqual(a.sections);
+        expect(again.text).toBe(a.text);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('chained summaries stay bounded and keep the newest request', () => {
+    fc.assert(
+      fc.property(fc.array(sessionArb, { minLength: 2, maxLength: 4 }), (spans) => {
+        let previous: string | undefined;
+        for (const messages of spans) {
+          const r = summarizeDeterministic({ messages, previousSummary: previous, maxChars: 3000 });
+          expect(r.text.length).toBeLessThanOrEqual(3000);
+          const lastAsk = [...messages].reverse().find((m) => m.role === 'user' && m.content.trim() !== '');
+          // lorem asks are short, so the newest one is kept whole.
+          if (lastAsk) expect(r.sections.userRequests.at(-1)).toBe(lastAsk.content.replace(/\s+/g, ' ').trim());
+          previous = r.text;
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Real sessions: pi's own compactions as the reference
+
+interface Session {
+  id: string;
+  messages: ChatMessage[];
+  meta?: { compactions?: { atMessageIndex: number; firstKeptMessageIndex: number; summary: string }[] };
+}
+const sessions: Session[] = readFileSync(`${__dirname}/../../../../../shared/data/sessions.jsonl`, 'utf8')
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line) as Session);
+
+/** Source-file names mentioned in a text (basenames, so absolute and relative mentions match). */
+const fileNames = (text: string): Set<string> =>
+  new Set([...text.matchAll(/[\w./@-]+\.(?:ts|tsx|js|md|json)\b/g)].map((m) => m[0].split('/').pop() ?? m[0]));
+const overlap = (reference: string, ours: string) => {
+  const ref = fileNames(reference);
+  const got = fileNames(ours);
+  return { hit: [...ref].filter((f) => got.has(f)).length, of: ref.size };
+};
+
+describe('real sessions', () => {
+  const pi = sessions.find((s) => (s.meta?.compactions?.length ?? 0) > 0);
+  if (!pi) throw new Error('the pi session with compactions is missing from shared/data');
+  const [c0, c1] = pi.meta?.compactions ?? [];
+
+  it("summarizes pi's first compacted span: mentions pi's files, ≥20× smaller, deterministic", () => {
+    const messages = pi.messages.slice(0, c0.firstKeptMessageIndex);
+    const r = summarizeDeterministic({ messages });
+    expect(summarizeDeterministic({ messages }).text).toBe(r.text);
+    expect(r.notSmaller).toBe(false);
+    expect(r.text.length).toBeLessThanOrEqual(8000);
+    expect(r.text.length * 20).toBeLessThan(r.inputChars);
+    // Measured: 9 of the 11 file names of pi's summary appear in ours, 8 of 11 in "Files touched" alone; the
+    // 3 missing there (main-new.ts, cli-new.ts, interactive-mode.ts) are files pi lists as next steps, not yet touched.
+    expect(overlap(c0.summary, r.text)).toEqual({ hit: 9, of: 11 });
+    expect(overlap(c0.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 8, of: 11 });
+  });
+
+  it("summarizes pi's second span iteratively (previous summary + new messages) and mentions pi's files", () => {
+    const first = summarizeDeterministic({ messages: pi.messages.slice(0, c0.firstKeptMessageIndex) });
+    const messages = pi.messages.slice(c0.firstKeptMessageIndex, c1.firstKeptMessageIndex);
+    const r = summarizeDeterministic({ messages, previousSummary: first.text });
+    expect(summarizeDeterministic({ messages, previousSummary: first.text }).text).toBe(r.text);
+    expect(r.notSmaller).toBe(false);
+    expect(r.text.length * 20).toBeLessThan(r.inputChars);
+    // Measured: 25 of 25 overall (the current-state text quotes the agreed file layout), 13 of 25 in "Files
+    // touched"; the 12 missing there are files of that layout still to be moved, never touched by a tool yet.
+    expect(overlap(c1.summary, r.text)).toEqual({ hit: 25, of: 25 });
+    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 13, of: 25 });
+  });
+
+  it('every session: the older 70% summarizes smaller than itself, deterministically, within its budget', () => {
+    for (const s of sessions) {
+      const messages = s.messages.slice(0, Math.max(1, Math.floor(s.messages.length * 0.7)));
+      const r = summarizeDeterministic({ messages });
+      expect(summarizeDeterministic({ messages }).text).toBe(r.text);
+      if (r.inputChars >= 2000) {
+        expect(r.notSmaller).toBe(false);
+        expect(r.text.length).toBeLessThanOrEqual(r.maxChars);
+      }
+    }
+  });
+});

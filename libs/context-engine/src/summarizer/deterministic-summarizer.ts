@@ -1,0 +1,585 @@
+import type { ChatMessage } from '../model/message';
+import { resolveToolResultCallIds } from '../repair';
+import { type ToolActivity, toolActivity } from './tool-activity';
+
+/**
+ * The offline summarizer: a structured, bounded, deterministic digest of a span of conversation, built
+ * from the messages alone (no LLM). The LLM summarizer's prompt asks for the same sections, so either
+ * summary can be merged into the next one.
+ */
+export const SUMMARY_SECTIONS = [
+  'User requests',
+  'Files touched',
+  'Commands run',
+  'Errors seen',
+  'Decisions',
+  'Pending work',
+  'Current state',
+] as const;
+export type SummarySection = (typeof SUMMARY_SECTIONS)[number];
+
+export const SUMMARY_TITLE = '# Summary of the earlier conversation';
+
+export interface SummarySections {
+  /** User messages, oldest first, each trimmed to one bounded line. */
+  readonly userRequests: readonly string[];
+  /** `path (edit×2, read)`: files named by tool-call arguments or shell commands. */
+  readonly filesTouched: readonly string[];
+  /** `` `command` ×N ``, oldest first. */
+  readonly commandsRun: readonly string[];
+  /** `tool target — first error line [fixed later|unresolved]`. */
+  readonly errorsSeen: readonly string[];
+  readonly decisions: readonly string[];
+  readonly pendingWork: readonly string[];
+  readonly currentState: string;
+}
+
+export interface SummarizeInput {
+  readonly messages: readonly ChatMessage[];
+  /** A summary this one absorbs: its sections are merged (ours or an LLM's with the same headings). */
+  readonly previousSummary?: string;
+  /** Default: min(8000, 40% of the input's chars). */
+  readonly maxChars?: number;
+}
+
+export interface DeterministicSummary {
+  readonly text: string;
+  readonly sections: SummarySections;
+  /** Items left out per section to stay within `maxChars` (earlier summaries' omissions included). */
+  readonly omitted: Readonly<Record<keyof SummarySections, number>>;
+  /** Chars of what the summary replaces: message contents, tool-call names and arguments, the previous summary. */
+  readonly inputChars: number;
+  readonly maxChars: number;
+  /** The summary is not smaller than what it replaces: the caller should not use it. */
+  readonly notSmaller: boolean;
+}
+
+export const DEFAULT_MAX_SUMMARY_CHARS = 8000;
+export const DEFAULT_SUMMARY_RATIO = 0.4;
+
+const LIMITS = { request: 300, decision: 200, command: 160, errorLine: 160, pending: 200, pendingItems: 12, state: 1500 };
+
+type ListKey = Exclude<keyof SummarySections, 'currentState'>;
+const KEYS: readonly (keyof SummarySections)[] = [
+  'userRequests',
+  'filesTouched',
+  'commandsRun',
+  'errorsSeen',
+  'decisions',
+  'pendingWork',
+  'currentState',
+];
+/** Share of the budget each section may claim when all are over their need (unused shares flow to the others). */
+const SHARES: Readonly<Record<keyof SummarySections, number>> = {
+  userRequests: 0.28,
+  filesTouched: 0.16,
+  commandsRun: 0.1,
+  errorsSeen: 0.1,
+  decisions: 0.1,
+  pendingWork: 0.08,
+  currentState: 0.18,
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Text helpers
+
+const oneLine = (s: string, max: number): string => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
+};
+
+export function messageChars(m: ChatMessage): number {
+  let n = m.content.length;
+  for (const c of m.toolCalls ?? []) n += c.name.length + c.arguments.length;
+  return n;
+}
+
+const ERROR_LINE =
+  /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b/i;
+const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
+/** Commands for which exit status 1 means "nothing found", not failure. */
+const SEARCH_COMMAND = /^\s*(?:grep|rg|ag|find|diff|test|\[|git diff|git grep)\b/;
+
+/** The line that shows a tool result failed, or undefined when it looks like a success. */
+function errorLineOf(result: ChatMessage, activity: ToolActivity | undefined): string | undefined {
+  const lines = result.content.split('\n').filter((l) => l.trim() !== '');
+  const pick = (): string | undefined => {
+    const head = lines.slice(0, 5);
+    const tail = lines.slice(-3);
+    return [...head, ...tail].find((l) => ERROR_LINE.test(l));
+  };
+  if (result.isError) return pick() ?? lines[0] ?? '(error)';
+  // A file's contents are data: an "Error:" inside a source file is not a failed read.
+  const readsOnly = activity !== undefined && activity.command === undefined && activity.files.every((f) => f.action === 'read');
+  if (readsOnly) return undefined;
+  const exit = lines.slice(-3).map((l) => EXIT_LINE.exec(l)).find((m) => m !== null);
+  if (exit && !(exit[1] === '1' && activity?.command !== undefined && SEARCH_COMMAND.test(activity.command))) {
+    return pick() ?? exit[0];
+  }
+  return pick();
+}
+
+const DECISION =
+  /\b(?:decided|decision|instead of|rather than|going with|go with|we'll use|I'll use|will use|chose|choosing|opted|switch(?:ed|ing)? to|approach|the plan is|prefer|won't|will not|should|shouldn't|must not|keep (?:the|it|them|using|both)|agreed|in favou?r of)\b/i;
+
+/** Prose of an assistant message: fenced code and indented code lines removed. */
+const proseOf = (text: string): string =>
+  text
+    .replace(/```[\s\S]*?(?:```|$)/g, '\n')
+    .split('\n')
+    .filter((l) => !/^(?: {4}|\t)/.test(l))
+    .join('\n');
+
+/** Sentences that read like prose, not code: start with a letter, no statement punctuation at the end. */
+const isProse = (s: string): boolean => /^[A-Za-z`"']/.test(s) && !/[;{}]\s*$/.test(s) && !/^\w+(?:\.\w+)+\(/.test(s);
+
+function decisionsOf(text: string): string[] {
+  return proseOf(text)
+    .split(/\n+|(?<=[.!?])\s+(?=[A-Z`*_"'(])/)
+    .map((s) => s.replace(/^\s*(?:[-*•>]|\d+[.)]|#+)\s*/, '').replace(/\*\*/g, '').trim())
+    .filter(
+      (s) =>
+        s.length >= 15 &&
+        s.length <= LIMITS.decision &&
+        isProse(s) &&
+        DECISION.test(s) &&
+        !s.endsWith('?') &&
+        !/\b(?:should|will|would|must|need to|want to|to|I)\s*:$/i.test(s),
+    )
+    .map((s) => s.replace(/^(?:now,? )?(?:let me |let's |i'll )/i, '').replace(/:$/, '.'))
+    .map((s) => s.charAt(0).toUpperCase() + s.slice(1));
+}
+
+/** Questions the assistant ended on: the conversation waits for the user's answer. */
+function closingQuestionsOf(text: string): string[] {
+  const sentences = proseOf(text)
+    .split(/\n+|(?<=[.!?])\s+/)
+    .map((s) => s.replace(/^\s*(?:[-*•>]|\d+[.)]|#+)\s*/, '').replace(/\*\*/g, '').trim())
+    .filter((s) => s !== '');
+  const tail = sentences.slice(-3);
+  return tail.filter((s) => s.endsWith('?') && isProse(s));
+}
+
+const TODO_WORDS = /\b(?:next(?: steps?| is| up)?|todo|to-do|remaining|still (?:need|to)|pending|follow[- ]ups?|not yet)\b/i;
+const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)])\s+/;
+const HEADERISH = /^\s*#+\s|:\s*$/;
+
+function todoLinesOf(text: string): string[] {
+  const out: string[] = [];
+  let inList = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    if (/^[-*]\s*\[ \]/.test(line)) {
+      out.push(line.replace(/^[-*]\s*\[ \]\s*/, ''));
+      continue;
+    }
+    if (TODO_WORDS.test(line)) {
+      if (HEADERISH.test(line)) inList = true;
+      else out.push(...line.split(/(?<=[.!?])\s+/).filter((sentence) => TODO_WORDS.test(sentence)));
+      continue;
+    }
+    if (inList && LIST_ITEM.test(line)) out.push(line);
+    else if (!LIST_ITEM.test(line)) inList = false;
+  }
+  return out.map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').replace(/\*\*/g, ''));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The model a summary is built from (and a previous summary is parsed back into)
+
+interface Ranked {
+  readonly text: string;
+  /** Recency: message index × 1000 + position; items of a previous summary are negative (older). */
+  readonly rank: number;
+}
+interface FileEntry {
+  readonly path: string;
+  readonly counts: Map<string, number>;
+  rank: number;
+}
+interface CommandEntry {
+  readonly command: string;
+  count: number;
+  rank: number;
+}
+interface ErrorEntry {
+  /** Same-operation key for new errors; the label for errors parsed from a previous summary. */
+  readonly key: string;
+  readonly label: string;
+  readonly line: string;
+  count: number;
+  fixed: boolean;
+  rank: number;
+}
+interface Model {
+  readonly requests: Ranked[];
+  readonly files: Map<string, FileEntry>;
+  readonly commands: Map<string, CommandEntry>;
+  readonly errors: ErrorEntry[];
+  readonly decisions: Ranked[];
+  readonly pending: Ranked[];
+  state: string;
+  readonly carriedOmitted: Record<keyof SummarySections, number>;
+}
+
+const emptyOmitted = (): Record<keyof SummarySections, number> => ({
+  userRequests: 0,
+  filesTouched: 0,
+  commandsRun: 0,
+  errorsSeen: 0,
+  decisions: 0,
+  pendingWork: 0,
+  currentState: 0,
+});
+
+const SECTION_KEY: Readonly<Record<string, keyof SummarySections>> = Object.fromEntries(
+  SUMMARY_SECTIONS.map((name, i) => [name.toLowerCase(), KEYS[i]]),
+);
+const HEADING = /^\s*(?:#{1,6}\s*)?(?:\*\*)?\s*([A-Za-z ]+?)\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*$/;
+const OMITTED_LINE = /^\(\+(\d+) more omitted\)$/;
+const FILE_LINE = /^(.*?) \(([^()]*)\)$/;
+const COMMAND_LINE = /^`(.*)`(?: ×(\d+))?$/;
+const ERROR_ITEM = /^(.*?) — (.*?)(?: \(×(\d+)\))? \[(fixed later|unresolved)\]$/;
+
+function touchFile(model: Model, path: string, action: string, rank: number, times = 1): void {
+  const entry = model.files.get(path) ?? { path, counts: new Map<string, number>(), rank };
+  entry.counts.set(action, (entry.counts.get(action) ?? 0) + times);
+  entry.rank = Math.max(entry.rank, rank);
+  model.files.set(path, entry);
+}
+
+function addCommand(model: Model, command: string, rank: number, times = 1): void {
+  const entry = model.commands.get(command) ?? { command, count: 0, rank };
+  entry.count += times;
+  entry.rank = Math.max(entry.rank, rank);
+  model.commands.set(command, entry);
+}
+
+/** Parses a summary with our headings back into the model; returns false when none of our headings is in it. */
+function absorbPrevious(model: Model, text: string): boolean {
+  const items = new Map<keyof SummarySections, string[]>();
+  let current: keyof SummarySections | undefined;
+  let recognized = false;
+  for (const raw of text.split('\n')) {
+    const heading = HEADING.exec(raw);
+    const key = heading ? SECTION_KEY[heading[1].toLowerCase()] : undefined;
+    if (key) {
+      current = key;
+      recognized = true;
+      if (!items.has(key)) items.set(key, []);
+      continue;
+    }
+    if (!current || raw.trim() === '') continue;
+    const list = items.get(current) ?? [];
+    if (current === 'currentState') list.push(raw.trim());
+    else if (/^\s*(?:[-*•]|\d+[.)])\s+/.test(raw)) list.push(raw.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').trim());
+    else if (list.length > 0) list[list.length - 1] += ` ${raw.trim()}`;
+    else list.push(raw.trim());
+    items.set(current, list);
+  }
+  if (!recognized) return false;
+
+  const base = -1_000_000_000;
+  for (const key of KEYS) {
+    const list = items.get(key) ?? [];
+    list.forEach((item, j) => {
+      const rank = base + j;
+      const omitted = OMITTED_LINE.exec(item);
+      if (omitted) {
+        model.carriedOmitted[key] += Number(omitted[1]);
+        return;
+      }
+      switch (key) {
+        case 'userRequests':
+          model.requests.push({ text: oneLine(item, LIMITS.request), rank });
+          return;
+        case 'decisions':
+          model.decisions.push({ text: oneLine(item, LIMITS.decision), rank });
+          return;
+        case 'pendingWork':
+          model.pending.push({ text: oneLine(item, LIMITS.pending), rank });
+          return;
+        case 'filesTouched': {
+          // Listed most important first: keep that order among equals by ranking earlier lines higher.
+          const fileRank = base - j;
+          const m = FILE_LINE.exec(item);
+          if (!m) return touchFile(model, item, 'touched', fileRank);
+          for (const part of m[2].split(',')) {
+            const a = /^\s*(.+?)(?:×(\d+))?\s*$/.exec(part);
+            if (a) touchFile(model, m[1], a[1], fileRank, Number(a[2] ?? 1));
+          }
+          return;
+        }
+        case 'commandsRun': {
+          const m = COMMAND_LINE.exec(item);
+          if (m) addCommand(model, m[1], rank, Number(m[2] ?? 1));
+          else addCommand(model, oneLine(item, LIMITS.command), rank);
+          return;
+        }
+        case 'errorsSeen': {
+          const m = ERROR_ITEM.exec(item);
+          if (m) model.errors.push({ key: m[1], label: m[1], line: m[2], count: Number(m[3] ?? 1), fixed: m[4] === 'fixed later', rank });
+          else model.errors.push({ key: item, label: item, line: '', count: 1, fixed: false, rank });
+          return;
+        }
+        case 'currentState':
+          return;
+        default:
+          return assertNever(key);
+      }
+    });
+  }
+  model.state = oneLine((items.get('currentState') ?? []).join(' '), LIMITS.state);
+  return true;
+}
+
+function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
+  const resolved = resolveToolResultCallIds(messages);
+  const calls = new Map<string, { activity: ToolActivity; index: number }>();
+  const answered = new Set<string>();
+  const shell = { lastOpened: undefined as string | undefined };
+  let lastUser = -1;
+  let lastAssistantText = -1;
+
+  messages.forEach((m, i) => {
+    const rank = i * 1000;
+    if (m.role === 'user' && m.content.trim() !== '') {
+      model.requests.push({ text: oneLine(m.content, LIMITS.request), rank });
+      lastUser = i;
+    } else if (m.role === 'assistant') {
+      if (m.content.trim() !== '') {
+        lastAssistantText = i;
+        decisionsOf(m.content).forEach((d, j) => model.decisions.push({ text: d, rank: rank + j }));
+      }
+      for (const call of m.toolCalls ?? []) {
+        const activity = toolActivity(call, shell);
+        calls.set(call.id, { activity, index: i });
+        for (const f of activity.files) touchFile(model, f.path, f.action, rank);
+        if (activity.command !== undefined) addCommand(model, activity.command, rank);
+      }
+    } else if (m.role === 'tool') {
+      const id = m.toolCallId || resolved[i];
+      if (id === undefined) return;
+      answered.add(id);
+      const call = calls.get(id);
+      const line = errorLineOf(m, call?.activity);
+      const key = call?.activity.key ?? `${m.toolName ?? 'tool'}\u0000${id}`;
+      const label = call?.activity.label ?? m.toolName ?? 'tool';
+      if (line !== undefined) {
+        const text = oneLine(line, LIMITS.errorLine);
+        const same = model.errors.find((e) => e.key === key && e.line === text);
+        if (same) {
+          same.count++;
+          same.fixed = false;
+          same.rank = rank;
+        } else {
+          model.errors.push({ key, label, line: text, count: 1, fixed: false, rank });
+        }
+      } else {
+        for (const e of model.errors) if (e.key === key || e.key === label) e.fixed = true;
+      }
+    }
+  });
+
+  // Pending: calls never answered in this span, then to-do lines of the last user and assistant texts.
+  let p = 0;
+  const pendingRank = messages.length * 1000;
+  for (const [id, { activity }] of calls) {
+    if (!answered.has(id)) model.pending.push({ text: oneLine(`${activity.label} — no result yet`, LIMITS.pending), rank: pendingRank + p++ });
+  }
+  if (lastUser > lastAssistantText && lastUser >= 0) {
+    model.pending.push({ text: oneLine(`Unanswered: ${messages[lastUser].content}`, LIMITS.pending), rank: pendingRank + p++ });
+  }
+  const todo = [lastUser, lastAssistantText]
+    .filter((i) => i >= 0)
+    .sort((a, b) => a - b)
+    .flatMap((i) => todoLinesOf(proseOf(messages[i].content)));
+  if (lastAssistantText > lastUser) {
+    todo.push(...closingQuestionsOf(messages[lastAssistantText].content).map((q) => `Awaiting the user: ${q}`));
+  }
+  for (const t of [...new Set(todo.map((t) => oneLine(t, LIMITS.pending)))].slice(0, LIMITS.pendingItems)) {
+    model.pending.push({ text: t, rank: pendingRank + p++ });
+  }
+  if (lastAssistantText >= 0) model.state = oneLine(messages[lastAssistantText].content, LIMITS.state);
+}
+
+/** A previous summary's pending work describes where its span ended; a span with new conversation supersedes it. */
+function dropStalePending(model: Model, messages: readonly ChatMessage[]): void {
+  const progressed = messages.some((m) => (m.role === 'user' || m.role === 'assistant') && m.content.trim() !== '');
+  if (!progressed) return;
+  for (let i = model.pending.length - 1; i >= 0; i--) if (model.pending[i].rank < 0) model.pending.splice(i, 1);
+  model.carriedOmitted.pendingWork = 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fitting the model into the budget
+
+const ACTION_ORDER = ['write', 'edit', 'read'];
+function formatFile(f: FileEntry): string {
+  const actions = [...f.counts.entries()].sort(([a], [b]) => {
+    const ia = ACTION_ORDER.indexOf(a);
+    const ib = ACTION_ORDER.indexOf(b);
+    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || (a < b ? -1 : a > b ? 1 : 0);
+  });
+  return `${f.path} (${actions.map(([a, n]) => (n > 1 ? `${a}×${n}` : a)).join(', ')})`;
+}
+const formatCommand = (c: CommandEntry): string => `\`${c.command}\`${c.count > 1 ? ` ×${c.count}` : ''}`;
+const formatError = (e: ErrorEntry): string =>
+  `${e.label} — ${e.line || '(error)'}${e.count > 1 ? ` (×${e.count})` : ''} [${e.fixed ? 'fixed later' : 'unresolved'}]`;
+
+interface Candidate {
+  readonly text: string;
+  /** Display position (ascending). */
+  readonly order: number;
+}
+
+/** Each section's candidates, most important first. */
+function candidates(model: Model): Record<ListKey, Candidate[]> {
+  const byRankDesc = <T extends { rank: number }>(xs: T[]) => [...xs].sort((a, b) => b.rank - a.rank);
+  const dedupe = (xs: Ranked[]) => {
+    const seen = new Set<string>();
+    return byRankDesc(xs).filter((x) => (seen.has(x.text.toLowerCase()) ? false : (seen.add(x.text.toLowerCase()), true)));
+  };
+  mergeRelativeIntoAbsolute(model.files);
+  const writes = (f: FileEntry) => (f.counts.has('write') || f.counts.has('edit') ? 0 : 1);
+  const total = (f: FileEntry) => [...f.counts.values()].reduce((a, b) => a + b, 0);
+  const files = [...model.files.values()].sort(
+    (a, b) => writes(a) - writes(b) || total(b) - total(a) || b.rank - a.rank || (a.path < b.path ? -1 : 1),
+  );
+  const errors = [...model.errors].sort((a, b) => Number(a.fixed) - Number(b.fixed) || b.rank - a.rank);
+  return {
+    userRequests: dedupeKeepAll(model.requests).map((r) => ({ text: r.text, order: r.rank })),
+    filesTouched: files.map((f, i) => ({ text: formatFile(f), order: i })),
+    commandsRun: byRankDesc([...model.commands.values()]).map((c) => ({ text: formatCommand(c), order: c.rank })),
+    errorsSeen: errors.map((e) => ({ text: formatError(e), order: e.rank })),
+    decisions: dedupe(model.decisions).map((d) => ({ text: d.text, order: d.rank })),
+    pendingWork: dedupe(model.pending).map((d) => ({ text: d.text, order: d.rank })),
+  };
+}
+
+/** `src/a.ts` and `/repo/src/a.ts` are one file when exactly one absolute path ends with the relative one. */
+function mergeRelativeIntoAbsolute(files: Map<string, FileEntry>): void {
+  const absolute = [...files.keys()].filter((p) => p.startsWith('/'));
+  for (const [path, entry] of [...files]) {
+    if (path.startsWith('/')) continue;
+    const rel = path.replace(/^\.\//, '');
+    const matches = absolute.filter((a) => a.endsWith(`/${rel}`));
+    if (matches.length !== 1) continue;
+    const target = files.get(matches[0]);
+    if (!target) continue;
+    for (const [action, n] of entry.counts) target.counts.set(action, (target.counts.get(action) ?? 0) + n);
+    target.rank = Math.max(target.rank, entry.rank);
+    files.delete(path);
+  }
+}
+
+/** Every user message counts (repeats included), newest first — but the first one, usually the task, right after the newest. */
+function dedupeKeepAll(xs: Ranked[]): Ranked[] {
+  const sorted = [...xs].sort((a, b) => b.rank - a.rank);
+  if (sorted.length <= 2) return sorted;
+  const first = sorted[sorted.length - 1];
+  return [sorted[0], first, ...sorted.slice(1, -1)];
+}
+
+const lineSize = (text: string): number => text.length + 3; // "- " + newline
+const omittedLine = (n: number): string => `(+${n} more omitted)`;
+
+function allocate(needs: Record<keyof SummarySections, number>, budget: number): Record<keyof SummarySections, number> {
+  const alloc = emptyOmitted();
+  let open = [...KEYS];
+  let left = Math.max(0, budget);
+  for (;;) {
+    const shareSum = open.reduce((s, k) => s + SHARES[k], 0);
+    const satisfied = open.filter((k) => needs[k] <= (left * SHARES[k]) / shareSum);
+    if (satisfied.length === 0) break;
+    for (const k of satisfied) {
+      alloc[k] = needs[k];
+      left -= needs[k];
+    }
+    open = open.filter((k) => !satisfied.includes(k));
+    if (open.length === 0) return alloc;
+  }
+  const shareSum = open.reduce((s, k) => s + SHARES[k], 0);
+  for (const k of open) alloc[k] = Math.floor((left * SHARES[k]) / shareSum);
+  return alloc;
+}
+
+function render(sections: SummarySections, omitted: Record<keyof SummarySections, number>): string {
+  const lines = [SUMMARY_TITLE];
+  KEYS.forEach((key, i) => {
+    lines.push(`## ${SUMMARY_SECTIONS[i]}`);
+    if (key === 'currentState') {
+      if (sections.currentState !== '') lines.push(sections.currentState);
+      return;
+    }
+    if (omitted[key] > 0) lines.push(`- ${omittedLine(omitted[key])}`);
+    for (const item of sections[key]) lines.push(`- ${item}`);
+  });
+  return lines.join('\n');
+}
+
+export function summarizeDeterministic(input: SummarizeInput): DeterministicSummary {
+  const model: Model = {
+    requests: [],
+    files: new Map(),
+    commands: new Map(),
+    errors: [],
+    decisions: [],
+    pending: [],
+    state: '',
+    carriedOmitted: emptyOmitted(),
+  };
+  const previous = input.previousSummary?.trim() ?? '';
+  if (previous !== '' && !absorbPrevious(model, previous)) {
+    // Not in our sections (e.g. another tool's free-form summary): keep its gist as the oldest request context.
+    model.requests.push({ text: oneLine(`Earlier summary: ${previous}`, LIMITS.request * 2), rank: -2_000_000_000 });
+  }
+  dropStalePending(model, input.messages);
+  absorbMessages(model, input.messages);
+
+  const inputChars = input.messages.reduce((s, m) => s + messageChars(m), 0) + (input.previousSummary?.length ?? 0);
+  const maxChars = input.maxChars ?? Math.min(DEFAULT_MAX_SUMMARY_CHARS, Math.floor(inputChars * DEFAULT_SUMMARY_RATIO));
+
+  const cands = candidates(model);
+  const overhead = SUMMARY_TITLE.length + SUMMARY_SECTIONS.reduce((s, name) => s + name.length + 4, 0);
+  const needs = emptyOmitted();
+  for (const key of KEYS) {
+    needs[key] =
+      key === 'currentState'
+        ? model.state.length + 1
+        : cands[key].reduce((s, c) => s + lineSize(c.text), 0) + (model.carriedOmitted[key] > 0 ? 24 : 0);
+  }
+  const alloc = allocate(needs, maxChars - overhead);
+
+  const omitted = emptyOmitted();
+  const chosen = {} as Record<ListKey, string[]>;
+  for (const key of KEYS) {
+    if (key === 'currentState') continue;
+    const list = cands[key];
+    const kept: Candidate[] = [];
+    let used = 0;
+    const reserve = list.length > 0 && needs[key] > alloc[key] ? 24 : 0;
+    for (const c of list) {
+      if (used + lineSize(c.text) + reserve > alloc[key]) break;
+      kept.push(c);
+      used += lineSize(c.text);
+    }
+    // The newest user request always survives, cut to what is left.
+    if (key === 'userRequests' && kept.length === 0 && list.length > 0) {
+      kept.push({ ...list[0], text: oneLine(list[0].text, Math.max(60, alloc[key] - reserve - 3)) });
+    }
+    omitted[key] = list.length - kept.length + model.carriedOmitted[key];
+    chosen[key] = kept.sort((a, b) => a.order - b.order).map((c) => c.text);
+  }
+  const currentState = oneLine(model.state, Math.max(0, alloc.currentState - 1));
+  omitted.currentState = currentState.length < model.state.length ? 1 : 0;
+
+  const sections: SummarySections = { ...chosen, currentState };
+  const text = render(sections, omitted);
+  return { text, sections, omitted, inputChars, maxChars, notSmaller: text.length >= inputChars };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`Unhandled value: ${String(value)}`);
+}

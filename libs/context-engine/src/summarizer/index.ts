@@ -1,0 +1,16 @@
+export {
+  DEFAULT_MAX_SUMMARY_CHARS,
+  DEFAULT_SUMMARY_RATIO,
+  SUMMARY_SECTIONS,
+  SUMMARY_TITLE,
+  messageChars,
+  summarizeDeterministic,
+} from './deterministic-summarizer';
+export type {
+  DeterministicSummary,
+  SummarizeInput,
+  SummarySection,
+  SummarySections,
+} from './deterministic-summarizer';
+export { filesOfShellCommand, toolActivity } from './tool-activity';
+export type { FileAction, ToolActivity } from './tool-activity';
