@@ -6,7 +6,11 @@ const sdkError = (status: number, body: unknown, headers: Record<string, string>
   Object.assign(new Error(`${status} ${JSON.stringify(body)}`), { status, error: body, headers });
 
 describe('classifyProviderError: overflow errors per provider (SCENARIOS #28)', () => {
-  const cases: [string, unknown, { provider?: string; actualTokens?: number; limitTokens?: number; outputTokens?: number }][] = [
+  const cases: [
+    string,
+    unknown,
+    { provider?: string; actualTokens?: number; limitTokens?: number; outputTokens?: number },
+  ][] = [
     [
       'OpenAI chat completions (SDK error, rate-limit headers present)',
       sdkError(
@@ -29,7 +33,13 @@ describe('classifyProviderError: overflow errors per provider (SCENARIOS #28)', 
     ],
     [
       'OpenAI Responses API',
-      { error: { message: 'Your input exceeds the context window of this model. Please adjust your input and try again.', type: 'invalid_request_error', code: 'context_length_exceeded' } },
+      {
+        error: {
+          message: 'Your input exceeds the context window of this model. Please adjust your input and try again.',
+          type: 'invalid_request_error',
+          code: 'context_length_exceeded',
+        },
+      },
       { provider: 'openai' },
     ],
     [
@@ -37,10 +47,17 @@ describe('classifyProviderError: overflow errors per provider (SCENARIOS #28)', 
       'Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in 300000 tokens. Please reduce the length of the messages.',
       { provider: 'openai', limitTokens: 272000, actualTokens: 300000 },
     ],
-    ['Azure OpenAI', { code: 'content_length_exceeded', message: 'Azure OpenAI: content_length_exceeded' }, { provider: 'azure' }],
+    [
+      'Azure OpenAI',
+      { code: 'content_length_exceeded', message: 'Azure OpenAI: content_length_exceeded' },
+      { provider: 'azure' },
+    ],
     [
       'Anthropic prompt is too long (SDK error)',
-      sdkError(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 215000 tokens > 200000 maximum' } }),
+      sdkError(400, {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'prompt is too long: 215000 tokens > 200000 maximum' },
+      }),
       { provider: 'anthropic', actualTokens: 215000, limitTokens: 200000 },
     ],
     [
@@ -49,14 +66,18 @@ describe('classifyProviderError: overflow errors per provider (SCENARIOS #28)', 
         type: 'error',
         error: {
           type: 'invalid_request_error',
-          message: 'input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again',
+          message:
+            'input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again',
         },
       },
       { provider: 'anthropic', actualTokens: 188240, outputTokens: 21333, limitTokens: 200000 },
     ],
     [
       'Anthropic request too large (413)',
-      { status: 413, error: { type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum size' } } },
+      {
+        status: 413,
+        error: { type: 'error', error: { type: 'request_too_large', message: 'Request exceeds the maximum size' } },
+      },
       { provider: 'anthropic' },
     ],
     [
@@ -73,7 +94,11 @@ describe('classifyProviderError: overflow errors per provider (SCENARIOS #28)', 
     ],
     [
       'Bedrock ValidationException',
-      { name: 'ValidationException', $metadata: { httpStatusCode: 400 }, message: 'Input is too long for requested model.' },
+      {
+        name: 'ValidationException',
+        $metadata: { httpStatusCode: 400 },
+        message: 'Input is too long for requested model.',
+      },
       { provider: 'bedrock' },
     ],
     [
@@ -85,7 +110,8 @@ describe('classifyProviderError: overflow errors per provider (SCENARIOS #28)', 
       'Mistral',
       {
         object: 'error',
-        message: 'Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length',
+        message:
+          'Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length',
         type: 'invalid_request_message_error',
         code: '3051',
       },
@@ -108,7 +134,13 @@ describe('classifyProviderError: overflow errors per provider (SCENARIOS #28)', 
     ['Ollama (api)', { status: 400, error: 'the input length exceeds the context length' }, { provider: 'ollama' }],
     [
       'vLLM (OpenAI-compatible wording)',
-      { object: 'error', type: 'BadRequestError', code: 400, message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion." },
+      {
+        object: 'error',
+        type: 'BadRequestError',
+        code: 400,
+        message:
+          "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+      },
       { provider: 'openai', limitTokens: 4096, actualTokens: 4000, outputTokens: 1000 },
     ],
     [
@@ -123,7 +155,15 @@ describe('classifyProviderError: overflow errors per provider (SCENARIOS #28)', 
     ],
     [
       'llama.cpp server',
-      { error: { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: 4229, n_ctx: 4096 } },
+      {
+        error: {
+          code: 400,
+          message: 'the request exceeds the available context size, try increasing it',
+          type: 'exceed_context_size_error',
+          n_prompt_tokens: 4229,
+          n_ctx: 4096,
+        },
+      },
       { provider: 'llama.cpp', actualTokens: 4229, limitTokens: 4096 },
     ],
     [
@@ -136,17 +176,27 @@ describe('classifyProviderError: overflow errors per provider (SCENARIOS #28)', 
       'too many tokens: total number of tokens in the prompt cannot exceed 4081 - received 5000. Try using a shorter prompt, or enabling prompt truncating.',
       { provider: 'cohere', limitTokens: 4081, actualTokens: 5000 },
     ],
-    ['LiteLLM', { name: 'ContextWindowExceededError', message: 'litellm.ContextWindowExceededError: too long' }, { provider: 'litellm' }],
+    [
+      'LiteLLM',
+      { name: 'ContextWindowExceededError', message: 'litellm.ContextWindowExceededError: too long' },
+      { provider: 'litellm' },
+    ],
     ['Scenario text: prompt is too long', 'prompt is too long', {}],
     ['Scenario text: exceeds the maximum number of tokens', 'Request exceeds the maximum number of tokens', {}],
     ['Scenario text: content_length_exceeded', 'content_length_exceeded', {}],
     ['Scenario text: Input is too long', 'Input is too long', {}],
     ['Scenario text: context length exceeded', 'context length exceeded', {}],
-    ['Gemini RESOURCE_EXHAUSTED that speaks of input size', { status: 'RESOURCE_EXHAUSTED', message: 'Input context is too long: 2100000 tokens' }, {}],
+    [
+      'Gemini RESOURCE_EXHAUSTED that speaks of input size',
+      { status: 'RESOURCE_EXHAUSTED', message: 'Input context is too long: 2100000 tokens' },
+      {},
+    ],
     [
       'overflow at the end of a cause chain',
       new Error('generation failed', {
-        cause: new Error('provider call failed', { cause: { error: { message: 'prompt is too long: 201000 tokens > 200000 maximum' } } }),
+        cause: new Error('provider call failed', {
+          cause: { error: { message: 'prompt is too long: 201000 tokens > 200000 maximum' } },
+        }),
       }),
       { provider: 'anthropic', actualTokens: 201000, limitTokens: 200000 },
     ],
@@ -168,7 +218,10 @@ const RATE_LIMIT_ERRORS: [string, unknown, { provider?: string; retryable: boole
   ['Gemini 429 RESOURCE_EXHAUSTED, plain', '429 RESOURCE_EXHAUSTED', { provider: 'google', retryable: true }],
   [
     'Gemini quota (SDK body)',
-    { status: 429, error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } },
+    {
+      status: 429,
+      error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' },
+    },
     { provider: 'google', retryable: true },
   ],
   [
@@ -186,7 +239,8 @@ const RATE_LIMIT_ERRORS: [string, unknown, { provider?: string; retryable: boole
   [
     'OpenAI tokens-per-minute limit',
     sdkError(429, {
-      message: 'Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 28000, Requested 5000. Please try again in 6s.',
+      message:
+        'Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 28000, Requested 5000. Please try again in 6s.',
       type: 'tokens',
       code: 'rate_limit_exceeded',
     }),
@@ -204,21 +258,37 @@ const RATE_LIMIT_ERRORS: [string, unknown, { provider?: string; retryable: boole
   ],
   [
     'OpenAI insufficient quota',
-    sdkError(429, { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', code: 'insufficient_quota' }),
+    sdkError(429, {
+      message: 'You exceeded your current quota, please check your plan and billing details.',
+      type: 'insufficient_quota',
+      code: 'insufficient_quota',
+    }),
     { retryable: false },
   ],
   [
     'Anthropic per-minute token limit',
     sdkError(429, {
       type: 'error',
-      error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit (https://docs.anthropic.com/en/api/rate-limits)' },
+      error: {
+        type: 'rate_limit_error',
+        message:
+          'Number of request tokens has exceeded your per-minute rate limit (https://docs.anthropic.com/en/api/rate-limits)',
+      },
     }),
     { provider: 'anthropic', retryable: true },
   ],
-  ['Anthropic overloaded', sdkError(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), { provider: 'anthropic', retryable: true }],
+  [
+    'Anthropic overloaded',
+    sdkError(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    { provider: 'anthropic', retryable: true },
+  ],
   [
     'Bedrock throttling that says "too many tokens"',
-    { name: 'ThrottlingException', $metadata: { httpStatusCode: 429 }, message: 'Too many tokens, please wait before trying again.' },
+    {
+      name: 'ThrottlingException',
+      $metadata: { httpStatusCode: 429 },
+      message: 'Too many tokens, please wait before trying again.',
+    },
     { provider: 'bedrock', retryable: true },
   ],
   [
@@ -239,18 +309,76 @@ describe('classifyProviderError: rate limits and quotas are not overflows', () =
 describe('classifyProviderError: other kinds', () => {
   const cases: [string, unknown, string, boolean][] = [
     ['authentication failed', 'authentication failed', 'auth', false],
-    ['Anthropic 401', sdkError(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }), 'auth', false],
-    ['OpenAI bad key', sdkError(401, { message: 'Incorrect API key provided: sk-abc***. You can find your API key at https://platform.openai.com/account/api-keys.', code: 'invalid_api_key' }), 'auth', false],
-    ['Gemini bad key', { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } }, 'auth', false],
-    ['Bedrock access denied', { name: 'AccessDeniedException', $metadata: { httpStatusCode: 403 }, message: 'You don\'t have access to the model' }, 'auth', false],
+    [
+      'Anthropic 401',
+      sdkError(401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }),
+      'auth',
+      false,
+    ],
+    [
+      'OpenAI bad key',
+      sdkError(401, {
+        message:
+          'Incorrect API key provided: sk-abc***. You can find your API key at https://platform.openai.com/account/api-keys.',
+        code: 'invalid_api_key',
+      }),
+      'auth',
+      false,
+    ],
+    [
+      'Gemini bad key',
+      { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } },
+      'auth',
+      false,
+    ],
+    [
+      'Bedrock access denied',
+      {
+        name: 'AccessDeniedException',
+        $metadata: { httpStatusCode: 403 },
+        message: "You don't have access to the model",
+      },
+      'auth',
+      false,
+    ],
     ['network error', 'network error', 'network', true],
     ['ECONNRESET', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'network', true],
-    ['undici fetch failure', new TypeError('fetch failed', { cause: Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' }) }), 'network', true],
+    [
+      'undici fetch failure',
+      new TypeError('fetch failed', {
+        cause: Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' }),
+      }),
+      'network',
+      true,
+    ],
     ['socket hang up', new Error('socket hang up'), 'network', true],
-    ['server error', sdkError(500, { message: 'The server had an error while processing your request.' }), 'other', true],
-    ['bad parameter', sdkError(400, { message: "Invalid value for 'temperature': must be between 0 and 2." }), 'other', false],
-    ['max_tokens too large (output, not input)', sdkError(400, { message: 'max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.' }), 'other', false],
-    ['Bedrock malformed input mentioning tokens', 'ValidationException: Malformed input request: #: extraneous key [max_tokens_to_sample] is not permitted', 'other', false],
+    [
+      'server error',
+      sdkError(500, { message: 'The server had an error while processing your request.' }),
+      'other',
+      true,
+    ],
+    [
+      'bad parameter',
+      sdkError(400, { message: "Invalid value for 'temperature': must be between 0 and 2." }),
+      'other',
+      false,
+    ],
+    [
+      'max_tokens too large (output, not input)',
+      sdkError(400, {
+        message:
+          'max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.',
+      }),
+      'other',
+      false,
+    ],
+    [
+      'Bedrock malformed input mentioning tokens',
+      'ValidationException: Malformed input request: #: extraneous key [max_tokens_to_sample] is not permitted',
+      'other',
+      false,
+    ],
     ['null', null, 'other', false],
     ['a number', 42, 'other', false],
     ['an empty object', {}, 'other', false],
@@ -263,8 +391,10 @@ describe('classifyProviderError: other kinds', () => {
   it('reads only error fields: a request body or headers that quote overflow words decide nothing', () => {
     const error = Object.assign(new Error('429 Too Many Requests'), {
       status: 429,
-      config: { data: JSON.stringify({ messages: [{ role: 'user', content: 'why does it say prompt is too long?' }] }) },
-      request: { body: "maximum context length is 128000 tokens" },
+      config: {
+        data: JSON.stringify({ messages: [{ role: 'user', content: 'why does it say prompt is too long?' }] }),
+      },
+      request: { body: 'maximum context length is 128000 tokens' },
     });
     expect(classifyProviderError(error)).toMatchObject({ kind: 'rate-limit', status: 429 });
   });
@@ -280,7 +410,28 @@ describe('classifyProviderError: other kinds', () => {
 // ---------------------------------------------------------------------------------------------------
 // Properties
 
-const NEUTRAL_WORDS = ['the', 'request', 'failed', 'while', 'calling', 'model', 'at', 'upstream', 'id', 'abc123', 'please', 'see', 'docs', 'for', 'details', '—', ':', '.', 'session', 'agent'];
+const NEUTRAL_WORDS = [
+  'the',
+  'request',
+  'failed',
+  'while',
+  'calling',
+  'model',
+  'at',
+  'upstream',
+  'id',
+  'abc123',
+  'please',
+  'see',
+  'docs',
+  'for',
+  'details',
+  '—',
+  ':',
+  '.',
+  'session',
+  'agent',
+];
 const fillerArb = fc
   .array(fc.oneof(fc.constantFrom(...NEUTRAL_WORDS), fc.stringMatching(/^[a-z0-9]{1,8}$/)), { maxLength: 12 })
   .map((ws) => ws.join(' '));
@@ -296,13 +447,15 @@ const wrapperArb = fc.constantFrom<(t: string) => unknown>(
   (t) => ({ response: { data: { error: { message: t } } } }),
 );
 
-const rateTexts = RATE_LIMIT_ERRORS.map(([, e]) => e).filter((e): e is string => typeof e === 'string').concat([
-  'Resource has been exhausted (e.g. check quota).',
-  'Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 28000, Requested 5000. Please try again in 6s.',
-  'Too many tokens, please wait before trying again.',
-  'Number of request tokens has exceeded your per-minute rate limit',
-  'Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_input_token_count, limit: 250000',
-]);
+const rateTexts = RATE_LIMIT_ERRORS.map(([, e]) => e)
+  .filter((e): e is string => typeof e === 'string')
+  .concat([
+    'Resource has been exhausted (e.g. check quota).',
+    'Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 28000, Requested 5000. Please try again in 6s.',
+    'Too many tokens, please wait before trying again.',
+    'Number of request tokens has exceeded your per-minute rate limit',
+    'Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_input_token_count, limit: 250000',
+  ]);
 
 describe('classifyProviderError properties', () => {
   it('a rate-limit text never becomes an overflow, whatever surrounds it and however it is wrapped', () => {

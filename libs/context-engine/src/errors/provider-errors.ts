@@ -65,7 +65,8 @@ function collect(value: unknown, depth: number, seen: Set<object>, ev: Evidence)
   if (typeof value === 'string') {
     if (value.trim() === '') return;
     ev.texts.push(value);
-    const status = /^\s*\[?(\d{3})\b(?![\d,.])/.exec(value) ?? /\b(?:status(?: code)?|HTTP)[:\s]+(\d{3})\b/i.exec(value);
+    const status =
+      /^\s*\[?(\d{3})\b(?![\d,.])/.exec(value) ?? /\b(?:status(?: code)?|HTTP)[:\s]+(\d{3})\b/i.exec(value);
     if (status && isHttpStatus(Number(status[1]))) ev.statuses.push(Number(status[1]));
     const brace = value.indexOf('{');
     if (brace >= 0) {
@@ -163,7 +164,8 @@ const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
 const RATE_WORDS =
   /rate[ _-]?limit|too many requests|quota|throttl|per (?:minute|min|day|hour|second)|\b[TR]P[MD]\b|try again|retry|please wait|slow down|resource has been exhausted/i;
 /** Signals that mean "too big" only when combined with size words and no rate words. */
-const WEAK_OVERFLOW = /RESOURCE_EXHAUSTED|too many (?:input |prompt )?tokens|token limit|payload too large|request entity too large/i;
+const WEAK_OVERFLOW =
+  /RESOURCE_EXHAUSTED|too many (?:input |prompt )?tokens|token limit|payload too large|request entity too large/i;
 const SIZE_WORDS = /context|too (?:long|large)|input (?:size|length)|prompt (?:size|length)|tokens?\b/i;
 
 const AUTH_RE =
@@ -206,11 +208,23 @@ interface Numbers {
 const N = '([\\d,]+)';
 const NUMBER_EXTRACTORS: readonly [RegExp, (m: RegExpExecArray) => Numbers][] = [
   // Anthropic: "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000"
-  [new RegExp(`exceed context limit:\\s*${N}\\s*\\+\\s*${N}\\s*>\\s*${N}`, 'i'), (m) => ({ actualTokens: num(m[1]), outputTokens: num(m[2]), limitTokens: num(m[3]) })],
+  [
+    new RegExp(`exceed context limit:\\s*${N}\\s*\\+\\s*${N}\\s*>\\s*${N}`, 'i'),
+    (m) => ({ actualTokens: num(m[1]), outputTokens: num(m[2]), limitTokens: num(m[3]) }),
+  ],
   // Anthropic: "prompt is too long: 215000 tokens > 200000 maximum"
-  [new RegExp(`prompt is too long:\\s*${N}\\s*tokens?\\s*>\\s*${N}`, 'i'), (m) => ({ actualTokens: num(m[1]), limitTokens: num(m[2]) })],
+  [
+    new RegExp(`prompt is too long:\\s*${N}\\s*tokens?\\s*>\\s*${N}`, 'i'),
+    (m) => ({ actualTokens: num(m[1]), limitTokens: num(m[2]) }),
+  ],
   // OpenAI / vLLM / OpenRouter: "you requested 150000 tokens (140000 in the messages, 10000 in the completion)"
-  [new RegExp(`requested (?:about )?${N} tokens \\(${N} (?:in the messages|of text input)(?:,\\s*${N} (?:in the completion|in the output))?`, 'i'), (m) => ({ actualTokens: num(m[2]), outputTokens: num(m[3]) })],
+  [
+    new RegExp(
+      `requested (?:about )?${N} tokens \\(${N} (?:in the messages|of text input)(?:,\\s*${N} (?:in the completion|in the output))?`,
+      'i',
+    ),
+    (m) => ({ actualTokens: num(m[2]), outputTokens: num(m[3]) }),
+  ],
   [new RegExp(`(?:resulted in|you requested(?: about)?) ${N} tokens`, 'i'), (m) => ({ actualTokens: num(m[1]) })],
   [new RegExp(`maximum context length is ${N}`, 'i'), (m) => ({ limitTokens: num(m[1]) })],
   // vLLM: "… maximum context length is 4096 tokens and your request has 3500 input tokens"; "'max_tokens' … is too large: 1000"
@@ -234,7 +248,10 @@ const NUMBER_EXTRACTORS: readonly [RegExp, (m: RegExpExecArray) => Numbers][] = 
   [new RegExp(`input prompt \\(\\s*${N} tokens?\\)`, 'i'), (m) => ({ actualTokens: num(m[1]) })],
   [new RegExp(`exceeds limit of ${N}`, 'i'), (m) => ({ limitTokens: num(m[1]) })],
   // Cohere: "total number of tokens in the prompt cannot exceed 4081 - received 5000"
-  [new RegExp(`cannot exceed ${N}\\s*-\\s*received ${N}`, 'i'), (m) => ({ limitTokens: num(m[1]), actualTokens: num(m[2]) })],
+  [
+    new RegExp(`cannot exceed ${N}\\s*-\\s*received ${N}`, 'i'),
+    (m) => ({ limitTokens: num(m[1]), actualTokens: num(m[2]) }),
+  ],
   // llama.cpp (text form of its JSON body)
   [/n_prompt_tokens"?\s*[:=]\s*(\d+)/i, (m) => ({ actualTokens: num(m[1]) })],
   [/n_ctx"?\s*[:=]\s*(\d+)/i, (m) => ({ limitTokens: num(m[1]) })],

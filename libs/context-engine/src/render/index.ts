@@ -1,10 +1,4 @@
-export {
-  ANTHROPIC_LEADING_USER_TEXT,
-  renderAnthropic,
-  renderGeneric,
-  renderHistory,
-  renderOpenAI,
-} from './providers';
+export { ANTHROPIC_LEADING_USER_TEXT, renderAnthropic, renderGeneric, renderHistory, renderOpenAI } from './providers';
 export type {
   AnthropicContentBlock,
   AnthropicMessage,

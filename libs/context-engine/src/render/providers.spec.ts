@@ -51,7 +51,14 @@ describe('renderOpenAI', () => {
 
   it('gives id-less legacy results the id of their positional call', () => {
     const legacy: ChatMessage[] = [
-      { role: 'assistant', content: 'looking', toolCalls: [{ id: 'x', name: 'bash', arguments: '{}' }, { id: 'y', name: 'bash', arguments: '{}' }] },
+      {
+        role: 'assistant',
+        content: 'looking',
+        toolCalls: [
+          { id: 'x', name: 'bash', arguments: '{}' },
+          { id: 'y', name: 'bash', arguments: '{}' },
+        ],
+      },
       { role: 'tool', content: 'one' },
       { role: 'tool', content: 'two' },
     ];
@@ -112,7 +119,13 @@ describe('renderAnthropic', () => {
       { role: 'tool', content: '', toolCallId: 't', toolName: 'bash' },
     ]);
     expect(r.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'one' },
+          { type: 'text', text: 'two' },
+        ],
+      },
       {
         role: 'assistant',
         content: [
@@ -167,14 +180,24 @@ describe('renderGeneric and renderHistory', () => {
 let nextId = 0;
 const textArb = fc.constantFrom('', ' ', 'hello', 'ok, next', 'line\nline');
 const batchArb = fc
-  .record({ width: fc.integer({ min: 1, max: 4 }), reverse: fc.boolean(), legacy: fc.boolean(), text: textArb, args: fc.constantFrom('{"path":"a"}', '{}', 'not json', '') })
+  .record({
+    width: fc.integer({ min: 1, max: 4 }),
+    reverse: fc.boolean(),
+    legacy: fc.boolean(),
+    text: textArb,
+    args: fc.constantFrom('{"path":"a"}', '{}', 'not json', ''),
+  })
   .map(({ width, reverse, legacy, text, args }) => {
     const ids = Array.from({ length: width }, () => `c${nextId++}`);
     const toolCalls: ToolCall[] = ids.map((id) => ({ id, name: 'read', arguments: args }));
     const order = legacy || !reverse ? ids : [...ids].reverse();
     return [
       { role: 'assistant', content: text, toolCalls } as ChatMessage,
-      ...order.map((id): ChatMessage => ({ role: 'tool', content: `out ${id}`, ...(legacy ? {} : { toolCallId: id, toolName: 'read' }) })),
+      ...order.map((id): ChatMessage => ({
+        role: 'tool',
+        content: `out ${id}`,
+        ...(legacy ? {} : { toolCallId: id, toolName: 'read' }),
+      })),
     ];
   });
 const plainArb = fc.oneof(
@@ -214,7 +237,9 @@ describe('render properties', () => {
           }
         });
         // Every non-blank text reaches the output, in order.
-        const texts = input.filter((m) => m.role !== 'system' && m.role !== 'tool' && m.content.trim() !== '').map((m) => m.content);
+        const texts = input
+          .filter((m) => m.role !== 'system' && m.role !== 'tool' && m.content.trim() !== '')
+          .map((m) => m.content);
         const rendered = messages.flatMap((m) => m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
         expect(rendered.filter((t) => t !== ANTHROPIC_LEADING_USER_TEXT || texts.includes(t))).toEqual(texts);
       }),

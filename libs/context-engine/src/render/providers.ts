@@ -44,7 +44,11 @@ export function renderOpenAI(messages: readonly ChatMessage[], opts: RenderOptio
         out.push({
           role: 'assistant',
           content: m.content === '' ? null : m.content,
-          tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+          tool_calls: calls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: c.arguments },
+          })),
         });
         return;
       }
@@ -174,7 +178,8 @@ export function renderAnthropic(messages: readonly ChatMessage[], opts: RenderOp
   }
 
   const insertedLeadingUser = out.length > 0 && out[0].role === 'assistant';
-  if (insertedLeadingUser) out.unshift({ role: 'user', content: [{ type: 'text', text: ANTHROPIC_LEADING_USER_TEXT }] });
+  if (insertedLeadingUser)
+    out.unshift({ role: 'user', content: [{ type: 'text', text: ANTHROPIC_LEADING_USER_TEXT }] });
 
   return {
     ...(systemParts.length > 0 ? { system: systemParts.join('\n\n') } : {}),
@@ -218,9 +223,21 @@ export function renderGeneric(messages: readonly ChatMessage[], opts: RenderOpti
 
 export type RenderFormat = 'openai' | 'anthropic' | 'generic';
 
-export function renderHistory(messages: readonly ChatMessage[], format: 'openai', opts?: RenderOptions): OpenAIChatMessage[];
-export function renderHistory(messages: readonly ChatMessage[], format: 'anthropic', opts?: RenderOptions): AnthropicRendering;
-export function renderHistory(messages: readonly ChatMessage[], format: 'generic', opts?: RenderOptions): GenericMessage[];
+export function renderHistory(
+  messages: readonly ChatMessage[],
+  format: 'openai',
+  opts?: RenderOptions,
+): OpenAIChatMessage[];
+export function renderHistory(
+  messages: readonly ChatMessage[],
+  format: 'anthropic',
+  opts?: RenderOptions,
+): AnthropicRendering;
+export function renderHistory(
+  messages: readonly ChatMessage[],
+  format: 'generic',
+  opts?: RenderOptions,
+): GenericMessage[];
 export function renderHistory(
   messages: readonly ChatMessage[],
   format: RenderFormat,

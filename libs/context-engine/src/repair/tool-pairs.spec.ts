@@ -21,12 +21,15 @@ const legacyResult = (content: string): ChatMessage => ({ role: 'tool', content 
 describe('repairToolPairs: valid histories are untouched (SCENARIOS #9)', () => {
   const cases: [string, ChatMessage[]][] = [
     ['a 2-wide parallel batch', [user('go'), calls('c1', 'c2'), result('c1'), result('c2')]],
-    ['a 5-wide parallel batch', [user('go'), calls('a', 'b', 'c', 'd', 'e'), ...['a', 'b', 'c', 'd', 'e'].map((id) => result(id))]],
-    ['results in reverse order', [user('go'), calls('a', 'b', 'c', 'd', 'e'), ...['e', 'd', 'c', 'b', 'a'].map((id) => result(id))]],
     [
-      'results without ids',
-      [user('go'), calls('c1', 'c2'), legacyResult('one'), legacyResult('two'), reply('done')],
+      'a 5-wide parallel batch',
+      [user('go'), calls('a', 'b', 'c', 'd', 'e'), ...['a', 'b', 'c', 'd', 'e'].map((id) => result(id))],
     ],
+    [
+      'results in reverse order',
+      [user('go'), calls('a', 'b', 'c', 'd', 'e'), ...['e', 'd', 'c', 'b', 'a'].map((id) => result(id))],
+    ],
+    ['results without ids', [user('go'), calls('c1', 'c2'), legacyResult('one'), legacyResult('two'), reply('done')]],
     ['an assistant-first history', [calls('c1'), result('c1'), reply('ok'), user('thanks')]],
     ['no tools at all', [user('hi'), reply('hello'), user('bye')]],
     ['an empty history', []],
@@ -106,7 +109,13 @@ describe('repairToolPairs: broken histories (SCENARIOS #10)', () => {
     ]);
     const repaired = repairToolPairs(history);
     expect(repaired.displacedResultsMoved).toBe(1);
-    expect(repaired.messages).toEqual([user('go'), calls('c1', 'c2'), result('c1'), result('c2', 'real output'), user('interrupt')]);
+    expect(repaired.messages).toEqual([
+      user('go'),
+      calls('c1', 'c2'),
+      result('c1'),
+      result('c2', 'real output'),
+      user('interrupt'),
+    ]);
   });
 
   it('pairs id-less results positionally and drops the ones no call is left for', () => {
@@ -188,16 +197,18 @@ const turnArb = fc
   .map(([batches, withReply]) => [user('ask'), ...batches.flat(), ...(withReply ? [reply('answer')] : [])]);
 const validHistoryArb = fc
   .tuple(fc.boolean(), fc.array(turnArb, { maxLength: 6 }))
-  .map(([withSystem, turns]) => [...(withSystem ? [{ role: 'system', content: 'sys' } as ChatMessage] : []), ...turns.flat()]);
+  .map(([withSystem, turns]) => [
+    ...(withSystem ? [{ role: 'system', content: 'sys' } as ChatMessage] : []),
+    ...turns.flat(),
+  ]);
 
 /** Damage a valid history the way careless compaction does: drop, duplicate and move messages. */
 const damagedHistoryArb = fc
   .tuple(
     validHistoryArb,
-    fc.array(
-      fc.record({ op: fc.constantFrom('drop', 'dup', 'move', 'cutHead'), at: fc.nat(), to: fc.nat() }),
-      { maxLength: 6 },
-    ),
+    fc.array(fc.record({ op: fc.constantFrom('drop', 'dup', 'move', 'cutHead'), at: fc.nat(), to: fc.nat() }), {
+      maxLength: 6,
+    }),
   )
   .map(([history, ops]) => {
     const h = [...history];
@@ -217,7 +228,11 @@ const randomMessageArb: fc.Arbitrary<ChatMessage> = fc.oneof(
   fc.constantFrom<ChatMessage>(user('u'), reply('a'), { role: 'system', content: 's' }),
   fc
     .array(fc.constantFrom('x', 'y', 'z', ''), { minLength: 1, maxLength: 3 })
-    .map((ids): ChatMessage => ({ role: 'assistant', content: '', toolCalls: ids.map((id) => ({ id, name: 'bash', arguments: '{}' })) })),
+    .map((ids): ChatMessage => ({
+      role: 'assistant',
+      content: '',
+      toolCalls: ids.map((id) => ({ id, name: 'bash', arguments: '{}' })),
+    })),
   fc.constantFrom<ChatMessage>(result('x'), result('y'), result('z'), legacyResult('?'), { ...result('x_dup2') }),
 );
 const chaosArb = fc.array(randomMessageArb, { maxLength: 14 });

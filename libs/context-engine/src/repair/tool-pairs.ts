@@ -10,11 +10,26 @@ export type ToolPairViolation =
   /** A tool result with no call in an earlier assistant message (or an id-less result no call is left for). */
   | { readonly kind: 'orphan-result'; readonly index: number; readonly toolCallId?: string }
   /** A tool result whose call only appears in a later assistant message. */
-  | { readonly kind: 'result-before-call'; readonly index: number; readonly toolCallId: string; readonly callMessageIndex: number }
+  | {
+      readonly kind: 'result-before-call';
+      readonly index: number;
+      readonly toolCallId: string;
+      readonly callMessageIndex: number;
+    }
   /** A second result for a call that already has one; the first is the one that counts. */
-  | { readonly kind: 'duplicate-result'; readonly index: number; readonly toolCallId?: string; readonly firstResultIndex: number }
+  | {
+      readonly kind: 'duplicate-result';
+      readonly index: number;
+      readonly toolCallId?: string;
+      readonly firstResultIndex: number;
+    }
   /** The call's only result, but not in the run of tool messages right after the call's assistant message. */
-  | { readonly kind: 'displaced-result'; readonly index: number; readonly toolCallId: string; readonly callMessageIndex: number }
+  | {
+      readonly kind: 'displaced-result';
+      readonly index: number;
+      readonly toolCallId: string;
+      readonly callMessageIndex: number;
+    }
   /**
    * A call no result answers. `pending` when its batch ends the history (a tool still running):
    * `findToolPairViolations(…, { allowPendingTail: true })` leaves those out.
@@ -306,7 +321,10 @@ export function repairToolPairs(messages: readonly ChatMessage[], options: ToolP
     } else {
       const batch = batchAt.get(i);
       if (batch && batch.slots.some((s) => s.finalId !== s.id)) {
-        out.push({ ...m, toolCalls: batch.slots.map((s) => (s.finalId === s.id ? s.call : { ...s.call, id: s.finalId })) });
+        out.push({
+          ...m,
+          toolCalls: batch.slots.map((s) => (s.finalId === s.id ? s.call : { ...s.call, id: s.finalId })),
+        });
       } else {
         out.push(withResultId(m, slot));
       }

@@ -4,7 +4,11 @@ import type { ChatMessage, ToolCall } from '../model/message';
 import { SUMMARY_SECTIONS, SUMMARY_TITLE, filesOfShellCommand, summarizeDeterministic } from './index';
 
 let seq = 0;
-const call = (name: string, args: Record<string, unknown>): ToolCall => ({ id: `t${seq++}`, name, arguments: JSON.stringify(args) });
+const call = (name: string, args: Record<string, unknown>): ToolCall => ({
+  id: `t${seq++}`,
+  name,
+  arguments: JSON.stringify(args),
+});
 const ask = (content: string): ChatMessage => ({ role: 'user', content });
 const say = (content: string, ...toolCalls: ToolCall[]): ChatMessage => ({
   role: 'assistant',
@@ -41,7 +45,10 @@ function session(): ChatMessage[] {
     say('', test2),
     answer(test2, 'PASS src/app.spec.ts\nTests: 1 passed'),
     say('', py),
-    answer(py, 'Traceback (most recent call last):\n  File "scripts/migrate.py", line 3\nModuleNotFoundError: No module named yaml'),
+    answer(
+      py,
+      'Traceback (most recent call last):\n  File "scripts/migrate.py", line 3\nModuleNotFoundError: No module named yaml',
+    ),
     say('', sed),
     answer(sed, 'export const x = 1;'),
     ask('Thanks. Next steps:\n- [ ] add a changelog entry\n1. bump the version'),
@@ -97,7 +104,10 @@ describe('summarizeDeterministic', () => {
   });
 
   it('keeps the newest user requests (and the first, the task) when over budget, and counts the rest', () => {
-    const messages = Array.from({ length: 60 }, (_, i) => [ask(`request number ${i} ${'x'.repeat(200)}`), say(`ok ${i}`)]).flat();
+    const messages = Array.from({ length: 60 }, (_, i) => [
+      ask(`request number ${i} ${'x'.repeat(200)}`),
+      say(`ok ${i}`),
+    ]).flat();
     const r = summarizeDeterministic({ messages, maxChars: 2000 });
     expect(r.text.length).toBeLessThanOrEqual(2000);
     const kept = r.sections.userRequests.map((t) => Number(/request number (\d+)/.exec(t)?.[1]));
@@ -121,10 +131,15 @@ describe('summarizeDeterministic', () => {
       say('Migration done.'),
     ];
     const merged = summarizeDeterministic({ messages: next, previousSummary: prev.text, maxChars: 4000 });
-    expect(merged.sections.userRequests).toEqual([...prev.sections.userRequests, 'Install PyYAML and rerun the migration.']);
+    expect(merged.sections.userRequests).toEqual([
+      ...prev.sections.userRequests,
+      'Install PyYAML and rerun the migration.',
+    ]);
     expect(merged.sections.filesTouched[0]).toBe('/repo/src/app.ts (edit, read×2)');
     expect(merged.sections.commandsRun).toContain('`python scripts/migrate.py` ×2');
-    expect(merged.sections.errorsSeen).toContain('bash python scripts/migrate.py — Traceback (most recent call last): [fixed later]');
+    expect(merged.sections.errorsSeen).toContain(
+      'bash python scripts/migrate.py — Traceback (most recent call last): [fixed later]',
+    );
     expect(merged.sections.decisions).toEqual(prev.sections.decisions);
     // The previous span's pending work is superseded by the new span's end.
     expect(merged.sections.pendingWork).toEqual([]);
@@ -153,7 +168,11 @@ describe('summarizeDeterministic', () => {
   });
 
   it('keeps the gist of a free-form previous summary it cannot parse', () => {
-    const r = summarizeDeterministic({ messages: [ask('go on')], previousSummary: 'We were porting the CLI.', maxChars: 2000 });
+    const r = summarizeDeterministic({
+      messages: [ask('go on')],
+      previousSummary: 'We were porting the CLI.',
+      maxChars: 2000,
+    });
     expect(r.sections.userRequests).toEqual(['Earlier summary: We were porting the CLI.', 'go on']);
   });
 });
@@ -165,7 +184,14 @@ describe('filesOfShellCommand', () => {
     ["sed -n '10,20p' lib/x.py", [['lib/x.py', 'read']]],
     ["sed -i 's/a/b/g' lib/x.py", [['lib/x.py', 'edit']]],
     ['vim notes.md', [['notes.md', 'edit']]],
-    ['echo hi > out.txt && cat out.txt | tee log.txt', [['out.txt', 'write'], ['out.txt', 'read'], ['log.txt', 'write']]],
+    [
+      'echo hi > out.txt && cat out.txt | tee log.txt',
+      [
+        ['out.txt', 'write'],
+        ['out.txt', 'read'],
+        ['log.txt', 'write'],
+      ],
+    ],
     ['cd /repo && cat src/a.ts', [['/repo/src/a.ts', 'read']]],
     ["cat > new.py <<'EOF'\ncat secret.txt\nEOF\npython new.py", [['new.py', 'write']]],
     ['open src/b.py 120', [['src/b.py', 'read']]],
@@ -188,16 +214,25 @@ describe('filesOfShellCommand', () => {
 const toolCallArb = fc.oneof(
   fc.constantFrom('a.ts', 'src/b.py', '/abs/c.md').map((path) => ({ name: 'read', args: { path } })),
   fc.constantFrom('a.ts', 'src/b.py').map((file_path) => ({ name: 'Edit', args: { file_path } })),
-  fc.constantFrom('npm test', 'cat a.ts', 'python x.py', "sed -n '1,5p' src/b.py").map((command) => ({ name: 'bash', args: { command } })),
+  fc
+    .constantFrom('npm test', 'cat a.ts', 'python x.py', "sed -n '1,5p' src/b.py")
+    .map((command) => ({ name: 'bash', args: { command } })),
 );
-const resultArb = fc.constantFrom('ok', 'Error: boom', 'Traceback (most recent call last):\nValueError', 'done\nCommand exited with code 2');
+const resultArb = fc.constantFrom(
+  'ok',
+  'Error: boom',
+  'Traceback (most recent call last):\nValueError',
+  'done\nCommand exited with code 2',
+);
 const stepArb = fc.oneof(
   fc.lorem({ maxCount: 30 }).map((t) => [ask(t)]),
   fc.lorem({ maxCount: 30 }).map((t) => [say(`${t}. We decided to keep the cache instead of the index.`)]),
-  fc.tuple(fc.array(fc.tuple(toolCallArb, resultArb), { minLength: 1, maxLength: 3 }), fc.lorem({ maxCount: 5 })).map(([pairs, text]) => {
-    const calls = pairs.map(([c]) => call(c.name, c.args));
-    return [say(text, ...calls), ...calls.map((c, i) => answer(c, pairs[i][1]))];
-  }),
+  fc
+    .tuple(fc.array(fc.tuple(toolCallArb, resultArb), { minLength: 1, maxLength: 3 }), fc.lorem({ maxCount: 5 }))
+    .map(([pairs, text]) => {
+      const calls = pairs.map(([c]) => call(c.name, c.args));
+      return [say(text, ...calls), ...calls.map((c, i) => answer(c, pairs[i][1]))];
+    }),
 );
 const sessionArb = fc.array(stepArb, { maxLength: 25 }).map((steps) => steps.flat());
 

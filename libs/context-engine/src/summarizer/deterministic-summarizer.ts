@@ -57,7 +57,15 @@ export interface DeterministicSummary {
 export const DEFAULT_MAX_SUMMARY_CHARS = 8000;
 export const DEFAULT_SUMMARY_RATIO = 0.4;
 
-const LIMITS = { request: 300, decision: 200, command: 160, errorLine: 160, pending: 200, pendingItems: 12, state: 1500 };
+const LIMITS = {
+  request: 300,
+  decision: 200,
+  command: 160,
+  errorLine: 160,
+  pending: 200,
+  pendingItems: 12,
+  state: 1500,
+};
 
 type ListKey = Exclude<keyof SummarySections, 'currentState'>;
 const KEYS: readonly (keyof SummarySections)[] = [
@@ -110,9 +118,13 @@ function errorLineOf(result: ChatMessage, activity: ToolActivity | undefined): s
   };
   if (result.isError) return pick() ?? lines[0] ?? '(error)';
   // A file's contents are data: an "Error:" inside a source file is not a failed read.
-  const readsOnly = activity !== undefined && activity.command === undefined && activity.files.every((f) => f.action === 'read');
+  const readsOnly =
+    activity !== undefined && activity.command === undefined && activity.files.every((f) => f.action === 'read');
   if (readsOnly) return undefined;
-  const exit = lines.slice(-3).map((l) => EXIT_LINE.exec(l)).find((m) => m !== null);
+  const exit = lines
+    .slice(-3)
+    .map((l) => EXIT_LINE.exec(l))
+    .find((m) => m !== null);
   if (exit && !(exit[1] === '1' && activity?.command !== undefined && SEARCH_COMMAND.test(activity.command))) {
     return pick() ?? exit[0];
   }
@@ -136,7 +148,12 @@ const isProse = (s: string): boolean => /^[A-Za-z`"']/.test(s) && !/[;{}]\s*$/.t
 function decisionsOf(text: string): string[] {
   return proseOf(text)
     .split(/\n+|(?<=[.!?])\s+(?=[A-Z`*_"'(])/)
-    .map((s) => s.replace(/^\s*(?:[-*•>]|\d+[.)]|#+)\s*/, '').replace(/\*\*/g, '').trim())
+    .map((s) =>
+      s
+        .replace(/^\s*(?:[-*•>]|\d+[.)]|#+)\s*/, '')
+        .replace(/\*\*/g, '')
+        .trim(),
+    )
     .filter(
       (s) =>
         s.length >= 15 &&
@@ -154,13 +171,19 @@ function decisionsOf(text: string): string[] {
 function closingQuestionsOf(text: string): string[] {
   const sentences = proseOf(text)
     .split(/\n+|(?<=[.!?])\s+/)
-    .map((s) => s.replace(/^\s*(?:[-*•>]|\d+[.)]|#+)\s*/, '').replace(/\*\*/g, '').trim())
+    .map((s) =>
+      s
+        .replace(/^\s*(?:[-*•>]|\d+[.)]|#+)\s*/, '')
+        .replace(/\*\*/g, '')
+        .trim(),
+    )
     .filter((s) => s !== '');
   const tail = sentences.slice(-3);
   return tail.filter((s) => s.endsWith('?') && isProse(s));
 }
 
-const TODO_WORDS = /\b(?:next(?: steps?| is| up)?|todo|to-do|remaining|still (?:need|to)|pending|follow[- ]ups?|not yet)\b/i;
+const TODO_WORDS =
+  /\b(?:next(?: steps?| is| up)?|todo|to-do|remaining|still (?:need|to)|pending|follow[- ]ups?|not yet)\b/i;
 const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)])\s+/;
 const HEADERISH = /^\s*#+\s|:\s*$/;
 
@@ -319,7 +342,15 @@ function absorbPrevious(model: Model, text: string): boolean {
         }
         case 'errorsSeen': {
           const m = ERROR_ITEM.exec(item);
-          if (m) model.errors.push({ key: m[1], label: m[1], line: m[2], count: Number(m[3] ?? 1), fixed: m[4] === 'fixed later', rank });
+          if (m)
+            model.errors.push({
+              key: m[1],
+              label: m[1],
+              line: m[2],
+              count: Number(m[3] ?? 1),
+              fixed: m[4] === 'fixed later',
+              rank,
+            });
           else model.errors.push({ key: item, label: item, line: '', count: 1, fixed: false, rank });
           return;
         }
@@ -386,10 +417,17 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
   let p = 0;
   const pendingRank = messages.length * 1000;
   for (const [id, { activity }] of calls) {
-    if (!answered.has(id)) model.pending.push({ text: oneLine(`${activity.label} — no result yet`, LIMITS.pending), rank: pendingRank + p++ });
+    if (!answered.has(id))
+      model.pending.push({
+        text: oneLine(`${activity.label} — no result yet`, LIMITS.pending),
+        rank: pendingRank + p++,
+      });
   }
   if (lastUser > lastAssistantText && lastUser >= 0) {
-    model.pending.push({ text: oneLine(`Unanswered: ${messages[lastUser].content}`, LIMITS.pending), rank: pendingRank + p++ });
+    model.pending.push({
+      text: oneLine(`Unanswered: ${messages[lastUser].content}`, LIMITS.pending),
+      rank: pendingRank + p++,
+    });
   }
   const todo = [lastUser, lastAssistantText]
     .filter((i) => i >= 0)
@@ -439,7 +477,9 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   const byRankDesc = <T extends { rank: number }>(xs: T[]) => [...xs].sort((a, b) => b.rank - a.rank);
   const dedupe = (xs: Ranked[]) => {
     const seen = new Set<string>();
-    return byRankDesc(xs).filter((x) => (seen.has(x.text.toLowerCase()) ? false : (seen.add(x.text.toLowerCase()), true)));
+    return byRankDesc(xs).filter((x) =>
+      seen.has(x.text.toLowerCase()) ? false : (seen.add(x.text.toLowerCase()), true),
+    );
   };
   mergeRelativeIntoAbsolute(model.files);
   const writes = (f: FileEntry) => (f.counts.has('write') || f.counts.has('edit') ? 0 : 1);
@@ -449,7 +489,7 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   );
   const errors = [...model.errors].sort((a, b) => Number(a.fixed) - Number(b.fixed) || b.rank - a.rank);
   return {
-    userRequests: dedupeKeepAll(model.requests).map((r) => ({ text: r.text, order: r.rank })),
+    userRequests: requestsByPriority(model.requests).map((r) => ({ text: r.text, order: r.rank })),
     filesTouched: files.map((f, i) => ({ text: formatFile(f), order: i })),
     commandsRun: byRankDesc([...model.commands.values()]).map((c) => ({ text: formatCommand(c), order: c.rank })),
     errorsSeen: errors.map((e) => ({ text: formatError(e), order: e.rank })),
@@ -475,7 +515,7 @@ function mergeRelativeIntoAbsolute(files: Map<string, FileEntry>): void {
 }
 
 /** Every user message counts (repeats included), newest first — but the first one, usually the task, right after the newest. */
-function dedupeKeepAll(xs: Ranked[]): Ranked[] {
+function requestsByPriority(xs: Ranked[]): Ranked[] {
   const sorted = [...xs].sort((a, b) => b.rank - a.rank);
   if (sorted.length <= 2) return sorted;
   const first = sorted[sorted.length - 1];
@@ -539,7 +579,8 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   absorbMessages(model, input.messages);
 
   const inputChars = input.messages.reduce((s, m) => s + messageChars(m), 0) + (input.previousSummary?.length ?? 0);
-  const maxChars = input.maxChars ?? Math.min(DEFAULT_MAX_SUMMARY_CHARS, Math.floor(inputChars * DEFAULT_SUMMARY_RATIO));
+  const maxChars =
+    input.maxChars ?? Math.min(DEFAULT_MAX_SUMMARY_CHARS, Math.floor(inputChars * DEFAULT_SUMMARY_RATIO));
 
   const cands = candidates(model);
   const overhead = SUMMARY_TITLE.length + SUMMARY_SECTIONS.reduce((s, name) => s + name.length + 4, 0);

@@ -6,11 +6,6 @@ export {
   messageChars,
   summarizeDeterministic,
 } from './deterministic-summarizer';
-export type {
-  DeterministicSummary,
-  SummarizeInput,
-  SummarySection,
-  SummarySections,
-} from './deterministic-summarizer';
+export type { DeterministicSummary, SummarizeInput, SummarySection, SummarySections } from './deterministic-summarizer';
 export { filesOfShellCommand, toolActivity } from './tool-activity';
 export type { FileAction, ToolActivity } from './tool-activity';

@@ -14,7 +14,16 @@ export interface ToolActivity {
 /** read, edit or write; for other tools that name a file (find_file, grep …) the tool's name. */
 export type FileAction = string;
 
-const PATH_KEYS = ['path', 'file_path', 'filePath', 'filename', 'file_name', 'file', 'target_file', 'notebook_path'] as const;
+const PATH_KEYS = [
+  'path',
+  'file_path',
+  'filePath',
+  'filename',
+  'file_name',
+  'file',
+  'target_file',
+  'notebook_path',
+] as const;
 const COMMAND_KEYS = ['command', 'cmd', 'script'] as const;
 const SHELL_TOOL = /bash|shell|terminal|exec|^sh$|^run|command|^cmd$/i;
 
@@ -43,7 +52,7 @@ const looksLikePath = (s: string): boolean =>
   s.length > 0 &&
   s.length <= 300 &&
   !s.includes('\n') &&
-  /^[\w@~.\/+-][\w@~.\/+,=-]*$/.test(s) &&
+  /^[\w@~./+-][\w@~./+,=-]*$/.test(s) &&
   /[./]/.test(s) &&
   !/^[\d.,:/+-]+$/.test(s) &&
   !/^\.+$/.test(s) &&
@@ -87,7 +96,8 @@ export function filesOfShellCommand(
       }
       // Redirections write wherever they appear.
       tokens.forEach((t, i) => {
-        const target = t === '>' || t === '>>' ? tokens[i + 1] : /^>>?[^>&]/.test(t) ? t.replace(/^>>?/, '') : undefined;
+        const target =
+          t === '>' || t === '>>' ? tokens[i + 1] : /^>>?[^>&]/.test(t) ? t.replace(/^>>?/, '') : undefined;
         if (target && looksLikePath(target)) files.push({ path: resolve(target), action: 'write' });
       });
       const verb = tokens[0];
@@ -116,7 +126,9 @@ export function filesOfShellCommand(
         if (opened) files.push({ path: opened, action: 'edit' });
       } else if (READ_VERBS.has(verb) || EDIT_VERBS.has(verb) || WRITE_VERBS.has(verb)) {
         const action: FileAction = READ_VERBS.has(verb) ? 'read' : EDIT_VERBS.has(verb) ? 'edit' : 'write';
-        const paths = (verb === 'open' || verb === 'create' ? operands.slice(0, 1) : operands).filter(looksLikePath).map(resolve);
+        const paths = (verb === 'open' || verb === 'create' ? operands.slice(0, 1) : operands)
+          .filter(looksLikePath)
+          .map(resolve);
         for (const p of paths) files.push({ path: p, action });
         if ((verb === 'open' || verb === 'create') && paths[0]) opened = paths[0];
       }
