@@ -160,7 +160,8 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
         if (!grown && g.noOpStreak >= state.policy.guard.maxConsecutiveNoOps) {
           return [{ type: 'CompactionRefused', data: { trigger, reason: 'no-progress-guard', detail: `${g.noOpStreak} consecutive compactions changed nothing` } }];
         }
-        if (!grown && g.ineffectiveStreak >= state.policy.guard.maxIneffectiveCompactions) {
+        // The ineffective-compaction guard protects the threshold, never the budget: over the budget we act.
+        if (!grown && effective <= b.historyBudget && g.ineffectiveStreak >= state.policy.guard.maxIneffectiveCompactions) {
           return [{ type: 'CompactionRefused', data: { trigger, reason: 'compaction-limit', detail: `${g.ineffectiveStreak} compactions in a row left the history over the threshold` } }];
         }
         if (state.pendingSummary && effective <= b.historyBudget) return [{ type: 'CompactionSkipped', data: { trigger, reason: 'summary-pending' } }];

@@ -67,6 +67,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       const ineffective = effective > state.budget.thresholdTokens && !event.data.summaryRequested;
       return {
         ...state,
+        lastNoOpReason: undefined,
         guard: {
           compactions: state.guard.compactions + 1,
           lastAttemptRaw: state.rawTokens,
@@ -77,10 +78,14 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
     }
     case 'CompactionSkipped':
       return event.data.reason === 'no-progress'
-        ? { ...state, guard: { ...state.guard, noOpStreak: state.guard.noOpStreak + 1, lastAttemptRaw: state.rawTokens } }
+        ? {
+            ...state,
+            lastNoOpReason: 'no stage could shrink the history further (the protected messages alone exceed the budget)',
+            guard: { ...state.guard, noOpStreak: state.guard.noOpStreak + 1, lastAttemptRaw: state.rawTokens },
+          }
         : state;
     case 'CompactionRefused':
-      return state;
+      return { ...state, lastNoOpReason: `compaction refused (${event.data.reason}): ${event.data.detail}` };
     default: {
       const never: never = event;
       throw new Error(`unknown event ${(never as { type: string }).type}`);

@@ -38,6 +38,8 @@ export interface SessionState {
   /** Tool call id → position of its (first) result. */
   readonly resultPositions: Map<string, number>;
   readonly pendingSummary?: SummaryRequest;
+  /** Why the last compaction attempt did nothing (refusal or no progress); cleared by a completed one. */
+  readonly lastNoOpReason?: string;
   readonly guard: {
     readonly ineffectiveStreak: number;
     readonly noOpStreak: number;

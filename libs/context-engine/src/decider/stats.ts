@@ -53,9 +53,10 @@ export function sessionStats(state: SessionState): SessionStats {
   if (!fits) {
     reason =
       b.unusableReason ??
+      state.lastNoOpReason ??
       (state.pendingSummary
         ? 'a summary is pending; the cheap stages could not bring the history under the budget'
-        : 'the protected recent messages (current turn, last user message, last reply) alone exceed the history budget');
+        : 'the history is over the budget and has not been compacted yet');
   }
   return {
     sessionId: state.sessionId,

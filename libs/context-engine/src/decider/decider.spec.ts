@@ -1,0 +1,300 @@
+import type { SessionEvent } from '../model/events';
+import type { ChatMessage } from '../model/message';
+import { append, apply, assistant, calls, command, compact, replayAll, result, startSession, system, text, toolCall, user } from '../testing/fixtures';
+import { auditToolPairs } from '../turns';
+import { decide, effectiveHistory, evolve, foldEvents, initialSessionState, recount, sessionStats } from '.';
+
+const ofType = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T) =>
+  events.filter((e): e is Extract<SessionEvent, { type: T }> => e.type === type);
+
+/** Many turns with tool work: the shape of the pi sessions. */
+function agentSession(turns: number, outputChars = 3000): ChatMessage[] {
+  const msgs: ChatMessage[] = [];
+  for (let t = 0; t < turns; t++) {
+    msgs.push(user(`request ${t}: ${text(120, t)}`));
+    msgs.push(calls(`checking ${t}`, toolCall(`r${t}`, 'read', { path: `/src/f${t % 4}.ts` }), toolCall(`b${t}`, 'bash', { command: `npm test -- ${t}` })));
+    msgs.push(result(`r${t}`, `export const v${t} = 1;\n${text(outputChars, t)}`, 'read'), result(`b${t}`, text(outputChars, t + 1), 'bash'));
+    msgs.push(assistant(`done with ${t}`));
+  }
+  return msgs;
+}
+
+/** Long conversational turns with a little tool work: only summaries / windows can shrink them. */
+function chatSession(turns: number): ChatMessage[] {
+  const msgs: ChatMessage[] = [];
+  for (let t = 0; t < turns; t++) {
+    msgs.push(user(`request ${t}: ${text(600, t)}`));
+    msgs.push(calls('', toolCall(`c${t}`, 'bash', { command: `ls ${t}` })), result(`c${t}`, `file${t}.ts`, 'bash'));
+    msgs.push(assistant(`answer ${t}: ${text(2400, t + 3)}`));
+  }
+  return msgs;
+}
+
+describe('decider: no-op and trivial sessions (SCENARIOS #1, #2)', () => {
+  it('does nothing when the history fits', () => {
+    const msgs = Array.from({ length: 10 }, (_, i) => (i % 2 ? assistant(`a${i}`) : user(`u${i}`)));
+    const r = replayAll('s1', { contextWindow: 100_000, maxOutputTokens: 0 }, msgs);
+    expect(r.events.filter((e) => e.type !== 'MessageAppended' && e.type !== 'SessionConfigured')).toEqual([]);
+    expect(effectiveHistory(r.state)).toEqual(msgs);
+    expect(compact(r, 'manual')).toEqual([{ type: 'CompactionSkipped', data: { trigger: 'manual', reason: 'fits' } }]);
+    expect(sessionStats(r.state)).toMatchObject({ fits: true, blockCount: 0, messageCount: 10, effectiveMessageCount: 10 });
+  });
+
+  it('handles the empty and the one-message session', () => {
+    const empty = startSession('s2', { contextWindow: 10_000, maxOutputTokens: 0 });
+    expect(compact(empty)).toEqual([]);
+    expect(effectiveHistory(empty.state)).toEqual([]);
+    expect(sessionStats(empty.state)).toMatchObject({ fits: true, rawTokens: 0, effectiveTokens: 0 });
+    append(empty, user('Hello'));
+    expect(compact(empty)).toEqual([]);
+    expect(effectiveHistory(empty.state)).toEqual([user('Hello')]);
+  });
+});
+
+describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', () => {
+  it('fails fast when the fixed overhead leaves no history budget', () => {
+    const r = startSession('s3', { contextWindow: 128_000, maxOutputTokens: 100, systemPromptTokens: 1_000_000 });
+    append(r, user('hi'));
+    const [refused] = compact(r, 'manual');
+    expect(refused).toMatchObject({ type: 'CompactionRefused', data: { reason: 'budget-unusable' } });
+    expect(sessionStats(r.state)).toMatchObject({ fits: false, historyBudget: 0 });
+    expect(sessionStats(r.state).reason).toMatch(/fixed overhead/);
+  });
+
+  it('refuses when system + tools alone reach the threshold instead of compacting again and again', () => {
+    const r = startSession('s4', { contextWindow: 40_000, maxOutputTokens: 0, systemPromptTokens: 30_000, toolDefinitionTokens: 3_564 });
+    for (const m of agentSession(3)) append(r, m);
+    for (let i = 0; i < 5; i++) expect(compact(r)).toEqual([expect.objectContaining({ type: 'CompactionRefused', data: expect.objectContaining({ reason: 'fixed-overhead-over-threshold' }) })]);
+    expect(r.state.blocks.size).toBe(0);
+  });
+
+  it('two consecutive no-op compactions block further automatic ones until the session grows', () => {
+    const r = startSession('s5', { contextWindow: 2000, maxOutputTokens: 0, policy: { guard: { retryAfterGrowthRatio: 0.5 } } });
+    append(r, user(text(8000))); // one verbatim user message over the whole budget: nothing can be done
+    expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
+    expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
+    expect(compact(r)).toEqual([expect.objectContaining({ type: 'CompactionRefused', data: expect.objectContaining({ reason: 'no-progress-guard' }) })]);
+    append(r, assistant('ok')); // small growth: still refused
+    expect(compact(r)[0]?.type).toBe('CompactionRefused');
+    append(r, user('next question')); // a new turn re-arms the guard
+    expect(compact(r)[0]?.type).toBe('CompactionSkipped');
+    expect(sessionStats(r.state).fits).toBe(false);
+    expect(sessionStats(r.state).reason).toBeDefined();
+  });
+
+  it('refuses after 3 compactions in a row that leave the history over the threshold; a dip does not reset it', () => {
+    const policy = { guard: { retryAfterGrowthRatio: 100 }, stages: { truncate: false, prune: false }, thresholdRatio: 0.6, targetRatio: 0.5 };
+    const r = startSession('s6', { contextWindow: 3500, maxOutputTokens: 0, policy });
+    append(r, user('do the long task'));
+    let compactions = 0;
+    let refused = false;
+    for (let i = 0; i < 12 && !refused; i++) {
+      append(r, calls('', toolCall(`c${i}`, 'bash', { command: `step ${i}` })));
+      append(r, result(`c${i}`, text(2400, i), 'bash'));
+      const evs = compact(r);
+      compactions += ofType(evs, 'CompactionCompleted').length;
+      refused = ofType(evs, 'CompactionRefused').some((e) => e.data.reason === 'compaction-limit');
+    }
+    expect(refused).toBe(true);
+    expect(compactions).toBe(3);
+    expect(sessionStats(r.state).fits).toBe(true);
+    // The estimate dipping under the threshold (a larger window for a while) does not reset the guard.
+    apply(r, [{ type: 'SessionConfigured', data: { config: { contextWindow: 1_000_000, maxOutputTokens: 0, policy } } }]);
+    expect(compact(r)).toEqual([]);
+    apply(r, [{ type: 'SessionConfigured', data: { config: { contextWindow: 3500, maxOutputTokens: 0, policy } } }]);
+    expect(compact(r)[0]).toMatchObject({ type: 'CompactionRefused', data: { reason: 'compaction-limit' } });
+  });
+});
+
+describe('decider: summaries (stage 5) and the offline fallback', () => {
+  const config = { contextWindow: 10_000, maxOutputTokens: 0 };
+
+  it('asks for a summary with a deterministic id, then turns the answer into a block', () => {
+    const r = startSession('s7', config);
+    let request;
+    for (const m of chatSession(12)) {
+      append(r, m);
+      const evs = compact(r);
+      request ??= ofType(evs, 'SummaryRequested')[0]?.data.request;
+    }
+    expect(request).toBeDefined();
+    expect(request!.messages.length).toBeGreaterThan(0);
+    expect(request!.range.from).toBe(0);
+    expect(r.state.originals[request!.range.to + 1]!.role).toBe('user');
+    expect(sessionStats(r.state).summaryPending).toBe(true);
+    const done = command(r, { type: 'CompleteSummary', data: { requestId: request!.requestId, summary: 'The user asked for 12 things; all done.' } });
+    const block = ofType(done, 'BlockCreated')[0]!.data.block;
+    expect(block.stage).toBe('summary');
+    expect(block.tokensSaved).toBeGreaterThan(0);
+    const view = effectiveHistory(r.state);
+    expect(view[0]).toMatchObject({ role: 'system' });
+    expect(view[0]!.content).toContain('The user asked for 12 things');
+    expect(view[1]!.role).toBe('user');
+    expect(sessionStats(r.state).summaryPending).toBe(false);
+    // A duplicate answer changes nothing.
+    expect(command(r, { type: 'CompleteSummary', data: { requestId: request!.requestId, summary: 'again' } })).toEqual([]);
+  });
+
+  it('a second summary absorbs the first; reverting restores exactly (SCENARIOS #21)', () => {
+    const r = replayAll('s8', config, chatSession(12), () => 'first summary');
+    const first = [...r.state.blocks.values()].find((b) => b.stage === 'summary')!;
+    expect(first).toBeDefined();
+    const beforeSecond = effectiveHistory(r.state);
+    let second;
+    for (const m of chatSession(40).slice(48)) {
+      append(r, m);
+      for (const e of compact(r)) {
+        if (e.type !== 'SummaryRequested') continue;
+        expect(e.data.request.previousSummary).toContain('first summary');
+        second = ofType(command(r, { type: 'CompleteSummary', data: { requestId: e.data.request.requestId, summary: 'merged summary' } }), 'BlockCreated')[0]?.data.block;
+      }
+      if (second) break;
+    }
+    expect(second).toBeDefined();
+    expect(second!.range.from).toBeLessThanOrEqual(first.range.from);
+    expect(second!.range.to).toBeGreaterThanOrEqual(first.range.to);
+    const view = effectiveHistory(r.state);
+    expect(view.filter((m) => m.content.includes('first summary'))).toHaveLength(0);
+    const withSecond = r.state;
+    r.state = evolve(withSecond, { type: 'BlockReverted', data: { blockId: second!.id } });
+    expect(effectiveHistory(r.state).slice(0, beforeSecond.length - 0).filter((m) => m.content.includes('first summary'))).toHaveLength(1);
+    // Reverting everything gives the originals back, exactly.
+    for (const id of [...r.state.active].reverse()) r.state = evolve(r.state, { type: 'BlockReverted', data: { blockId: id } });
+    expect(effectiveHistory(r.state)).toEqual(r.state.originals);
+  });
+
+  it('a summary that is not smaller is rejected and the offline digest is used (SCENARIOS #25)', () => {
+    const r = startSession('s9', config);
+    let evs: SessionEvent[] = [];
+    for (const m of chatSession(12)) {
+      append(r, m);
+      const req = ofType(compact(r), 'SummaryRequested')[0];
+      if (req) {
+        evs = command(r, { type: 'CompleteSummary', data: { requestId: req.data.request.requestId, summary: text(200_000) } });
+        break;
+      }
+    }
+    expect(ofType(evs, 'SummaryRejected')[0]?.data.reason).toBe('not-smaller');
+    expect(ofType(evs, 'BlockCreated').map((e) => e.data.block.stage)).toContain('digest');
+    for (const e of ofType(evs, 'BlockCreated')) expect(e.data.block.tokensAfter).toBeLessThan(e.data.block.tokensBefore);
+  });
+
+  it('a summary failure loses nothing: digest block, originals intact, revertible (SCENARIOS #26)', () => {
+    const msgs = chatSession(12);
+    const r = replayAll('s10', config, msgs, 'fail');
+    expect(r.events.some((e) => e.type === 'SummaryFailed')).toBe(true);
+    const digest = [...r.state.blocks.values()].find((b) => b.stage === 'digest')!;
+    expect(digest.edits[0]!.replacement[0]!.content).toMatch(/^\[Digest of earlier turns/);
+    expect(digest.edits[0]!.replacement[0]!.content).toContain('request 0');
+    expect(digest.edits[0]!.replacement[0]!.content.length).toBeLessThanOrEqual(8000);
+    expect(r.state.originals).toEqual(msgs);
+    expect(sessionStats(r.state).fits).toBe(true);
+    for (const id of [...r.state.active].reverse()) r.state = evolve(r.state, { type: 'BlockReverted', data: { blockId: id } });
+    expect(effectiveHistory(r.state)).toEqual(msgs);
+  });
+
+  it("summaries 'off' uses the digest at once, without a request", () => {
+    const r = replayAll('s11', { ...config, policy: { summaries: 'off' } }, chatSession(12), 'leave');
+    expect(r.events.some((e) => e.type === 'SummaryRequested')).toBe(false);
+    expect([...r.state.blocks.values()].some((b) => b.stage === 'digest')).toBe(true);
+    expect(sessionStats(r.state).fits).toBe(true);
+  });
+
+  it('never leaves a session over budget while a summary is pending', () => {
+    const r = startSession('s12', config);
+    for (const m of chatSession(40)) {
+      append(r, m);
+      compact(r); // requests are never answered
+      expect(sessionStats(r.state).fits).toBe(true);
+    }
+    expect(sessionStats(r.state).summaryPending).toBe(true);
+  });
+
+  it('a stale summary (its range no longer fits the overlay) is asked again on the current view', () => {
+    const r = startSession('s13', config);
+    let req;
+    for (const m of chatSession(40)) {
+      append(r, m);
+      req ??= ofType(compact(r), 'SummaryRequested')[0]?.data.request;
+    }
+    const evs = command(r, { type: 'CompleteSummary', data: { requestId: req!.requestId, summary: 'short' } });
+    const rejected = ofType(evs, 'SummaryRejected');
+    if (rejected.length) {
+      expect(rejected[0]!.data.reason).toBe('stale-range');
+      expect(ofType(evs, 'SummaryRequested').length + ofType(evs, 'BlockCreated').length).toBeGreaterThan(0);
+    } else {
+      expect(ofType(evs, 'BlockCreated')[0]!.data.block.stage).toBe('summary');
+    }
+    expect(auditToolPairs(effectiveHistory(r.state)).orphanResults).toEqual([]);
+  });
+});
+
+describe('decider: overflow, roles, chained compactions', () => {
+  it('the emergency path drops the oldest ~50% of turns and aims at 70% of the budget', () => {
+    const r = startSession('s14', { contextWindow: 60_000, maxOutputTokens: 0, policy: { summaries: 'off' } });
+    for (const m of agentSession(10, 1500)) append(r, m);
+    expect(compact(r)).toEqual([]); // under the threshold by our estimate
+    const evs = command(r, { type: 'Compact', data: { trigger: 'overflow', errorText: 'prompt is too long: 210000 tokens > 200000 maximum' } });
+    const first = ofType(evs, 'BlockCreated')[0]!.data.block;
+    expect(first.stage).toBe('emergency');
+    const turnsLeft = effectiveHistory(r.state).filter((m) => m.role === 'user').length;
+    expect(turnsLeft).toBeLessThanOrEqual(5);
+    expect(sessionStats(r.state).effectiveTokens).toBeLessThanOrEqual(Math.floor(r.state.budget.historyBudget * 0.7));
+  });
+
+  it('keeps a user message and a valid first role after compaction (SCENARIOS #23)', () => {
+    const msgs: ChatMessage[] = [system('you are helpful'), user('only ask')];
+    for (let i = 0; i < 20; i++) msgs.push(calls('', toolCall(`c${i}`, 'bash')), result(`c${i}`, text(3000, i), 'bash'));
+    const r = replayAll('s15', { contextWindow: 8000, maxOutputTokens: 0 }, msgs);
+    const view = effectiveHistory(r.state);
+    expect(view.some((m) => m.role === 'user')).toBe(true);
+    expect(view.find((m) => m.role !== 'system')!.role).toBe('user');
+    expect(view).toContainEqual(user('only ask'));
+  });
+
+  it('chained compactions with new tool turns in between never orphan (SCENARIOS #29)', () => {
+    const r = startSession('s16', { contextWindow: 20_000, maxOutputTokens: 0 });
+    const msgs = agentSession(30);
+    msgs.forEach((m, i) => {
+      append(r, m);
+      for (const e of compact(r)) {
+        if (e.type === 'SummaryRequested') command(r, { type: i % 2 ? 'FailSummary' : 'CompleteSummary', data: { requestId: e.data.request.requestId, summary: `s${i}`, reason: 'x' } } as never);
+      }
+      const audit = auditToolPairs(effectiveHistory(r.state));
+      expect(audit.orphanResults).toEqual([]);
+      expect(audit.duplicateResults).toEqual([]);
+    });
+    expect(r.state.active.length).toBeGreaterThan(1);
+  });
+});
+
+describe('decider: determinism, idempotence, incremental totals', () => {
+  it('the same events give the same blocks and view; redelivered events change nothing', () => {
+    const a = replayAll('s17', { contextWindow: 20_000, maxOutputTokens: 0 }, agentSession(20), () => 'sum');
+    const b = replayAll('s17', { contextWindow: 20_000, maxOutputTokens: 0 }, agentSession(20), () => 'sum');
+    expect(b.events).toEqual(a.events);
+    const folded = foldEvents('s17', a.events);
+    expect(effectiveHistory(folded)).toEqual(effectiveHistory(a.state));
+    const twice = foldEvents('s17', a.events.flatMap((e) => [e, e]));
+    expect(effectiveHistory(twice)).toEqual(effectiveHistory(a.state));
+    expect([...twice.active]).toEqual([...a.state.active]);
+  });
+
+  it('keeps the running totals equal to a full recount', () => {
+    const r = replayAll('s18', { contextWindow: 20_000, maxOutputTokens: 0 }, agentSession(20), 'fail');
+    const full = recount(r.state);
+    expect(r.state.rawTokens).toBe(full.rawTokens);
+    expect(r.state.effectiveTokens).toBe(full.effectiveTokens);
+    expect(r.state.entries).toEqual(full.entries);
+    expect(r.state.userPositions).toEqual(full.userPositions);
+    const stats = sessionStats(r.state);
+    const saved = Object.values(stats.savedByStage).reduce((s, v) => s + (v ?? 0), 0);
+    expect(saved).toBe(stats.rawTokens - stats.effectiveTokens);
+  });
+
+  it('rejects a gap in positions and a block from another session', () => {
+    const s = initialSessionState('x');
+    expect(() => evolve(s, { type: 'MessageAppended', data: { position: 3, message: user('late') } })).toThrow(/skips/);
+    expect(decide({ type: 'FailSummary', data: { requestId: 'nope', reason: 'x' } }, s)).toEqual([]);
+  });
+});
