@@ -50,7 +50,7 @@ const config = {
       // Runs only when a test of this project is selected: brings the local stack up if it is not.
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 120_000,
+      setupFilesAfterEnv: ['<rootDir>/test/support/integration-timeout.ts'],
     },
   ],
 };

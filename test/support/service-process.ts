@@ -25,7 +25,7 @@ export async function startService(
 ): Promise<RunningService> {
   const child = spawn(process.execPath, [resolve(repoRoot, `dist/apps/${name}/main.js`)], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', LOG_FORMAT: 'text', ...env },
+    env: { ...process.env, PORT: '0', LOG_FORMAT: 'text', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -39,7 +39,7 @@ export async function startService(
       timeoutMs,
     );
     const check = () => {
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output);
+      const match = /listening on (http:\/\/[^\s\x1b]+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         done(match[1].replace('[::1]', '127.0.0.1'));

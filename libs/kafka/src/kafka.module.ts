@@ -1,5 +1,6 @@
 import { Global, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { TerminusModule } from '@nestjs/terminus';
 import { Kafka, logLevel } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
 import { KafkaHealthIndicator } from './kafka-health.indicator';
@@ -14,6 +15,7 @@ import { ensureTopics } from './topic-admin';
  */
 @Global()
 @Module({
+  imports: [TerminusModule],
   providers: [
     {
       provide: KAFKA_SETTINGS,

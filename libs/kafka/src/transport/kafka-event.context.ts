@@ -1,4 +1,4 @@
-import { BaseRpcContext } from '@nestjs/microservices';
+import { BaseRpcContext, RpcException } from '@nestjs/microservices';
 import type { AnyEvent } from '@ctxledger/contracts';
 
 type Args = [topic: string, partition: number, offset: string];
@@ -25,12 +25,31 @@ export interface KafkaEventBatch {
   readonly offsets: readonly string[];
 }
 
-/** A handler throws this when an event is valid JSON of its contract but can never be processed. */
-export class PoisonEventError extends Error {
+/**
+ * A handler throws this when an event is valid JSON of its contract but can never be processed.
+ * It is an RpcException so that Nest's exception filter passes its marker through to the transport
+ * (any other error reaches the transport as "Internal server error" and is treated as transient).
+ */
+export class PoisonEventError extends RpcException {
   constructor(message: string) {
-    super(message);
+    super({ poison: true, message });
     this.name = 'PoisonEventError';
   }
+}
+
+/** True for a PoisonEventError, thrown directly or passed through Nest's exception filter. */
+export function isPoison(error: unknown): error is { poison: true; message: string } {
+  if (error instanceof PoisonEventError) return true;
+  return typeof error === 'object' && error !== null && (error as { poison?: unknown }).poison === true;
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof PoisonEventError) return (error.getError() as { message: string }).message;
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+    return (error as { message: string }).message;
+  }
+  return String(error);
 }
 
 /** Nest pattern of a batch handler for a stream: `@EventPattern(batchPattern('blocks'))`. */

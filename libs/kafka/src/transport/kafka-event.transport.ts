@@ -12,7 +12,7 @@ import {
   type StreamName,
   type TopicNames,
 } from '@ctxledger/contracts';
-import { batchPattern, KafkaEventContext, PoisonEventError, type KafkaEventBatch } from './kafka-event.context';
+import { batchPattern, errorMessage, isPoison, KafkaEventContext, type KafkaEventBatch } from './kafka-event.context';
 
 export type ConsumeOutcome = 'processed' | 'dead-lettered' | 'retried';
 
@@ -96,7 +96,10 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     });
     await this.producer.connect();
     await this.consumer.connect();
-    await this.consumer.subscribe({ topics: streams.map((s) => topics[s]), fromBeginning: this.options.fromBeginning ?? true });
+    await this.consumer.subscribe({
+      topics: streams.map((s) => topics[s]),
+      fromBeginning: this.options.fromBeginning ?? true,
+    });
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -146,7 +149,9 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       const context = new KafkaEventContext([batch.topic, batch.partition, offsets[offsets.length - 1]]);
       const done = await this.invokeWithRetry(handler, data, context, payload);
       if (!done.ok) return; // shutting down or partition revoked: nothing committed, redelivered later
-      const poison = new Map(((done.value as BatchHandlerResult | undefined)?.poison ?? []).map((p) => [p.offset, p.reason]));
+      const poison = new Map(
+        ((done.value as BatchHandlerResult | undefined)?.poison ?? []).map((p) => [p.offset, p.reason]),
+      );
       for (const message of batch.messages) {
         const reason = poison.get(message.offset);
         if (reason !== undefined) await this.deadLetter(batch.topic, batch.partition, message, reason);
@@ -180,7 +185,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       if (ok) this.options.onOutcome?.(topic, 'processed');
       return ok;
     } catch (error) {
-      await this.deadLetter(topic, partition, message, `handler refused the event: ${(error as Error).message}`);
+      await this.deadLetter(topic, partition, message, `handler refused the event: ${errorMessage(error)}`);
       return true;
     }
   }
@@ -203,11 +208,11 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
         const value = await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
         return { ok: true, value };
       } catch (error) {
-        if (error instanceof PoisonEventError) throw error;
+        if (isPoison(error)) throw error;
         if (this.closing || !payload.isRunning() || payload.isStale()) return { ok: false };
         const delay = Math.min(max, initial * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
         this.logger.warn(
-          `${context.getTopic()}[${context.getPartition()}]@${context.getOffset()}: attempt ${attempt} failed (${(error as Error).message}); retrying in ${Math.round(delay)} ms`,
+          `${context.getTopic()}[${context.getPartition()}]@${context.getOffset()}: attempt ${attempt} failed (${errorMessage(error)}); retrying in ${Math.round(delay)} ms`,
         );
         this.options.onOutcome?.(context.getTopic(), 'retried');
         await new Promise((r) => setTimeout(r, delay));
@@ -243,6 +248,12 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   }
 
   private coordinates(topic: string, partition: number, message: KafkaMessage) {
-    return { topic, partition, offset: message.offset, timestamp: message.timestamp, key: message.key?.toString() ?? null };
+    return {
+      topic,
+      partition,
+      offset: message.offset,
+      timestamp: message.timestamp,
+      key: message.key?.toString() ?? null,
+    };
   }
 }
