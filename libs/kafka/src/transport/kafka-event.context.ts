@@ -1,10 +1,17 @@
 import { BaseRpcContext, RpcException } from '@nestjs/microservices';
 import type { AnyEvent } from '@ctxledger/contracts';
 
-type Args = [topic: string, partition: number, offset: string];
+type Args = [topic: string, partition: number, offset: string, replay?: boolean];
 
-/** What a handler learns about the record besides the event: where it came from. */
+/** What a handler learns about the record besides the event: where it came from, and whether it is a replay. */
 export class KafkaEventContext extends BaseRpcContext<Args> {
+  /**
+   * True when the record was already processed before (its offset is below the group's committed offset
+   * at assignment time) and is delivered again only to rebuild in-memory state: fold it, emit nothing.
+   */
+  isReplay(): boolean {
+    return this.args[3] === true;
+  }
   getTopic(): string {
     return this.args[0];
   }

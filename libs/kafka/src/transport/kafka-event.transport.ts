@@ -39,6 +39,12 @@ export interface KafkaEventTransportOptions {
   readonly onOutcome?: (topic: string, outcome: ConsumeOutcome) => void;
   /** Called after partitions are assigned (a consumer restarted or the group rebalanced). */
   readonly onAssigned?: (assignment: Record<string, number[]>) => void;
+  /**
+   * Streams whose newly assigned partitions are read again from their first offset, so a consumer that keeps
+   * state in memory rebuilds it from the log after a restart or rebalance. Records below the committed offset
+   * reach handlers with `context.isReplay()` true (fold, do not emit).
+   */
+  readonly replayOnAssignment?: readonly StreamName[];
 }
 
 /**
@@ -58,6 +64,11 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private producer?: Producer;
   private readonly streamOfTopic: Map<string, StreamName>;
   private closing = false;
+  /** `topic:partition` → the committed offset at assignment: records below it are replays. */
+  private readonly replayUntil = new Map<string, bigint>();
+  private assigned = new Set<string>();
+  /** Settles when the seeks of the latest assignment are done; batches wait for it. */
+  private assignmentReady: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: KafkaEventTransportOptions) {
     super();
@@ -93,6 +104,10 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
       this.options.onAssigned?.(payload.memberAssignment);
+      this.assignmentReady = this.prepareReplay(payload.memberAssignment).catch((error: unknown) => {
+        this.logger.error(`could not prepare the replay of the assigned partitions: ${errorMessage(error)}`);
+        throw error;
+      });
     });
     await this.producer.connect();
     await this.consumer.connect();
@@ -108,7 +123,51 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     });
   }
 
+  /**
+   * For the replayed streams: remembers the committed offset of each newly assigned partition and seeks it
+   * back to its first offset. Batches fetched before the seek are stale and dropped (kafkajs refetches).
+   */
+  private async prepareReplay(assignment: Record<string, number[]>): Promise<void> {
+    const now = new Set(Object.entries(assignment).flatMap(([t, ps]) => ps.map((p) => `${t}:${p}`)));
+    const fresh = [...now].filter((tp) => !this.assigned.has(tp));
+    this.assigned = now;
+    for (const tp of this.replayUntil.keys()) if (!now.has(tp)) this.replayUntil.delete(tp);
+    const replayTopics = new Set((this.options.replayOnAssignment ?? []).map((s) => this.options.topics[s]));
+    const toReplay = fresh.filter((tp) => replayTopics.has(tp.slice(0, tp.lastIndexOf(':'))));
+    if (toReplay.length === 0) return;
+
+    const admin = this.options.kafka.admin();
+    await admin.connect();
+    try {
+      for (const topic of replayTopics) {
+        const partitions = toReplay.filter((tp) => tp.startsWith(`${topic}:`)).map((tp) => Number(tp.slice(topic.length + 1)));
+        if (partitions.length === 0) continue;
+        const [committed] = await admin.fetchOffsets({ groupId: this.options.groupId, topics: [topic] });
+        const watermarks = await admin.fetchTopicOffsets(topic);
+        for (const partition of partitions) {
+          const offset = committed.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+          const low = watermarks.find((w) => w.partition === partition)?.low ?? '0';
+          const until = offset === '-1' ? 0n : BigInt(offset);
+          this.replayUntil.set(`${topic}:${partition}`, until);
+          if (until > BigInt(low)) {
+            this.logger.log(`replaying ${topic}[${partition}] from ${low} to ${until} to rebuild state`);
+            this.consumer!.seek({ topic, partition, offset: low });
+          }
+        }
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  private isReplay(topic: string, partition: number, offset: string): boolean {
+    const until = this.replayUntil.get(`${topic}:${partition}`);
+    return until !== undefined && BigInt(offset) < until;
+  }
+
   private async handleBatch(payload: EachBatchPayload): Promise<void> {
+    await this.assignmentReady;
+    if (payload.isStale()) return; // fetched before a seek: kafkajs fetches again from the new offset
     const { batch } = payload;
     const stream = this.streamOfTopic.get(batch.topic);
     if (!stream) throw new Error(`no stream for topic ${batch.topic}`);
@@ -168,9 +227,11 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   /** Returns false when the record was not handled (shutdown or rebalance): it must not be committed. */
   private async handleOne(payload: EachBatchPayload, stream: StreamName, message: KafkaMessage): Promise<boolean> {
     const { topic, partition } = payload.batch;
+    const replay = this.isReplay(topic, partition, message.offset);
     const decoded = decodeEvent(message.value, this.coordinates(topic, partition, message), stream);
     if (!decoded.ok) {
-      await this.deadLetter(topic, partition, message, decoded.reason);
+      // A replayed record that is invalid was dead-lettered the first time round.
+      if (!replay) await this.deadLetter(topic, partition, message, decoded.reason);
       return true;
     }
     const handler = this.getHandlerByPattern(decoded.event.type);
@@ -179,13 +240,13 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       this.options.onOutcome?.(topic, 'processed');
       return true;
     }
-    const context = new KafkaEventContext([topic, partition, message.offset]);
+    const context = new KafkaEventContext([topic, partition, message.offset, replay]);
     try {
       const { ok } = await this.invokeWithRetry(handler, decoded.event, context, payload);
       if (ok) this.options.onOutcome?.(topic, 'processed');
       return ok;
     } catch (error) {
-      await this.deadLetter(topic, partition, message, `handler refused the event: ${errorMessage(error)}`);
+      if (!replay) await this.deadLetter(topic, partition, message, `handler refused the event: ${errorMessage(error)}`);
       return true;
     }
   }
