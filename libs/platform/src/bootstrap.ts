@@ -1,9 +1,25 @@
 import { ConsoleLogger, type INestApplication, type Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
+import type { CustomTransportStrategy } from '@nestjs/microservices';
 
-/** Creates the service's HTTP app with JSON or text logs, shutdown hooks, and listens on HOST:PORT. */
-export async function bootstrapService(appModule: Type<unknown>, serviceName: string): Promise<INestApplication> {
+export interface BootstrapOptions {
+  /**
+   * For hybrid apps: builds the Kafka transport (e.g. a KafkaEventTransport) from the app's providers; it is
+   * connected and started before the HTTP server listens, and closed on shutdown.
+   */
+  readonly microservice?: (app: INestApplication) => CustomTransportStrategy;
+}
+
+/**
+ * Creates the service's HTTP app with JSON or text logs and shutdown hooks, starts its microservice if it
+ * has one, and listens on HOST:PORT.
+ */
+export async function bootstrapService(
+  appModule: Type<unknown>,
+  serviceName: string,
+  options: BootstrapOptions = {},
+): Promise<INestApplication> {
   const logger = new ConsoleLogger(serviceName, {
     json: process.env.LOG_FORMAT === 'json',
     logLevels: logLevelsFrom(process.env.LOG_LEVEL),
@@ -13,6 +29,10 @@ export async function bootstrapService(appModule: Type<unknown>, serviceName: st
   const config = app.get(ConfigService);
   const port = config.getOrThrow<number>('PORT');
   const host = config.getOrThrow<string>('HOST');
+  if (options.microservice) {
+    app.connectMicroservice({ strategy: options.microservice(app) }, { inheritAppConfig: true });
+    await app.startAllMicroservices();
+  }
   await app.listen(port, host);
   logger.log(`${serviceName} listening on ${await app.getUrl()}`);
   return app;
