@@ -1,8 +1,31 @@
 import 'reflect-metadata';
+import { ConfigService } from '@nestjs/config';
 import { bootstrapService } from '@ctxledger/platform';
+import { KAFKA_CLIENT, KAFKA_SETTINGS, KafkaEventTransport, type KafkaSettings } from '@ctxledger/kafka';
 import { AppModule } from './app.module';
+import { CompactionMetrics } from './compaction/compaction.metrics';
+import { CompactionService } from './compaction/compaction.service';
 
-bootstrapService(AppModule, 'compaction-service').catch((error: unknown) => {
+bootstrapService(AppModule, 'compaction-service', {
+  microservice: (app) => {
+    const settings = app.get<KafkaSettings>(KAFKA_SETTINGS);
+    const config = app.get(ConfigService);
+    const compaction = app.get(CompactionService);
+    const metrics = app.get(CompactionMetrics);
+    return new KafkaEventTransport({
+      kafka: app.get(KAFKA_CLIENT),
+      topics: settings.topics,
+      streams: ['sessionEvents'],
+      groupId: config.get<string>('COMPACTION_GROUP_ID') ?? `${settings.topicPrefix}.compaction`,
+      consumerName: 'compaction-service',
+      partitionsConsumedConcurrently: config.getOrThrow<number>('PARTITIONS_CONCURRENTLY'),
+      // Per-session state lives in memory: rebuild it from the log for every partition this instance gets.
+      replayOnAssignment: ['sessionEvents'],
+      onAssigned: (assignment) => compaction.keepPartitions(new Set(assignment[settings.topics.sessionEvents] ?? [])),
+      onOutcome: (topic, outcome) => metrics.consumeOutcome(topic, outcome),
+    });
+  },
+}).catch((error: unknown) => {
   console.error(`compaction-service failed to start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -9,3 +9,4 @@ export * from './events/session-events';
 export * from './events/block-events';
 export * from './events/summary-events';
 export * from './events/dead-letter';
+export * from './engine-mapping';

@@ -9,6 +9,8 @@ export interface BootstrapOptions {
    * connected and started before the HTTP server listens, and closed on shutdown.
    */
   readonly microservice?: (app: INestApplication) => CustomTransportStrategy;
+  /** Configures the HTTP app (pipes, body parsers, OpenAPI…) before its microservice starts and it listens. */
+  readonly configure?: (app: INestApplication) => void | Promise<void>;
 }
 
 /**
@@ -29,7 +31,10 @@ export async function bootstrapService(
   const config = app.get(ConfigService);
   const port = config.getOrThrow<number>('PORT');
   const host = config.getOrThrow<string>('HOST');
+  await options.configure?.(app);
   if (options.microservice) {
+    // Init first: topics ensured and producers connected before the first record is handled.
+    await app.init();
     app.connectMicroservice({ strategy: options.microservice(app) }, { inheritAppConfig: true });
     await app.startAllMicroservices();
   }

@@ -1,6 +1,6 @@
 import { BaseServiceEnv } from '@ctxledger/platform';
 import { Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 /** Environment of the compaction-service (validated at boot). */
 export class CompactionServiceEnv extends BaseServiceEnv {
@@ -9,4 +9,24 @@ export class CompactionServiceEnv extends BaseServiceEnv {
   @Min(0)
   @Max(65535)
   override PORT: number = 3001;
+
+  /** Kafka consumer group; default `<TOPIC_PREFIX>.compaction`. Instances of one deployment share it. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[a-zA-Z0-9._-]{1,200}$/)
+  COMPACTION_GROUP_ID?: string;
+
+  /** How long a summary may take before the session falls back to the cheap stages. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  SUMMARY_TIMEOUT_MS: number = 120_000;
+
+  /** Partitions of the session stream this instance works on at once. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  PARTITIONS_CONCURRENTLY: number = 3;
 }

@@ -33,6 +33,8 @@ export interface KafkaEventTransportOptions {
   readonly consumerName: string;
   readonly fromBeginning?: boolean;
   readonly partitionsConsumedConcurrently?: number;
+  /** A member that stops heart-beating (killed) leaves the group after this long (kafkajs default: 30 s). */
+  readonly sessionTimeoutMs?: number;
   /** Backoff of transient handler failures: doubles from `initial` up to `max`, with jitter. */
   readonly retryBackoffMs?: { readonly initial: number; readonly max: number };
   /** Called with each record's outcome (metrics). */
@@ -100,7 +102,13 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private async start(): Promise<void> {
     const { kafka, groupId, streams, topics } = this.options;
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    this.consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
+    const sessionTimeout = this.options.sessionTimeoutMs ?? 10_000;
+    this.consumer = kafka.consumer({
+      groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout,
+      heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 10)),
+    });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
       this.options.onAssigned?.(payload.memberAssignment);
@@ -140,7 +148,9 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     await admin.connect();
     try {
       for (const topic of replayTopics) {
-        const partitions = toReplay.filter((tp) => tp.startsWith(`${topic}:`)).map((tp) => Number(tp.slice(topic.length + 1)));
+        const partitions = toReplay
+          .filter((tp) => tp.startsWith(`${topic}:`))
+          .map((tp) => Number(tp.slice(topic.length + 1)));
         if (partitions.length === 0) continue;
         const [committed] = await admin.fetchOffsets({ groupId: this.options.groupId, topics: [topic] });
         const watermarks = await admin.fetchTopicOffsets(topic);
@@ -246,7 +256,8 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       if (ok) this.options.onOutcome?.(topic, 'processed');
       return ok;
     } catch (error) {
-      if (!replay) await this.deadLetter(topic, partition, message, `handler refused the event: ${errorMessage(error)}`);
+      if (!replay)
+        await this.deadLetter(topic, partition, message, `handler refused the event: ${errorMessage(error)}`);
       return true;
     }
   }

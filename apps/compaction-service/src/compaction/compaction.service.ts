@@ -1,0 +1,236 @@
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  decide,
+  effectiveTotal,
+  evolve,
+  initialSessionState,
+  rawTotal,
+  type SessionCommand,
+  type SessionEvent,
+  type SessionState,
+} from '@ctxledger/context-engine';
+import {
+  MessageSequencer,
+  mergeSessionConfig,
+  toChatMessage,
+  toEngineConfig,
+  type AnyEvent,
+  type SessionConfiguredData,
+} from '@ctxledger/contracts';
+import { PoisonEventError } from '@ctxledger/kafka';
+import { CompactionMetrics } from './compaction.metrics';
+import { EventPublisher, type Outgoing } from './event-publisher';
+import { SummaryTimeouts } from './summary-timeouts';
+
+/** What the service keeps per session: the engine's state and what numbering and config need. */
+interface SessionRuntime {
+  state: SessionState;
+  readonly partition: number;
+  readonly sequencer: MessageSequencer;
+  wireConfig?: SessionConfiguredData;
+}
+
+export interface EventOrigin {
+  readonly partition: number;
+  /** Already processed before a restart: rebuild the state, emit nothing. */
+  readonly replay: boolean;
+}
+
+/**
+ * Folds each session's stream through the engine's decider and emits what it decides: blocks, block
+ * reverts and summary requests. The state is partition-affine (one session, one partition, one instance)
+ * and rebuilt from the log after a restart or rebalance (the transport replays the partition).
+ */
+@Injectable()
+export class CompactionService {
+  private readonly logger = new Logger(CompactionService.name);
+  private readonly sessions = new Map<string, SessionRuntime>();
+  private rawTokens = 0;
+  private effectiveTokens = 0;
+  private readonly overBudget = new Set<string>();
+  /** Decisions of events whose publication failed, by event id, until a retry publishes them. */
+  private readonly unpublished = new Map<string, Outgoing[]>();
+
+  constructor(
+    private readonly publisher: EventPublisher,
+    private readonly timeouts: SummaryTimeouts,
+    private readonly metrics: CompactionMetrics,
+  ) {}
+
+  async handle(event: AnyEvent, origin: EventOrigin): Promise<void> {
+    // A retry after a failed publish (Kafka down) must not fold the event twice: send what it decided.
+    let out = this.unpublished.get(event.eventId);
+    if (!out) {
+      const session = this.sessionFor(event.sessionId, origin.partition);
+      const before = { raw: rawTotal(session.state), effective: effectiveTotal(session.state) };
+      const decided = this.apply(session, event);
+      this.track(event.sessionId, session, before);
+      if (origin.replay) return;
+      out = this.outgoing(event, session, decided);
+      this.unpublished.set(event.eventId, out);
+    }
+    await this.publisher.publish(out);
+    this.unpublished.delete(event.eventId);
+  }
+
+  /** Drops the sessions of partitions this instance no longer owns (a rebalance moved them). */
+  keepPartitions(partitions: ReadonlySet<number>): void {
+    for (const [sessionId, session] of this.sessions) {
+      if (!partitions.has(session.partition)) {
+        this.track(sessionId, undefined, { raw: rawTotal(session.state), effective: effectiveTotal(session.state) });
+        this.sessions.delete(sessionId);
+        this.timeouts.clearSession(sessionId);
+      }
+    }
+  }
+
+  /** For tests and stats: the engine state of a session held here. */
+  stateOf(sessionId: string): SessionState | undefined {
+    return this.sessions.get(sessionId)?.state;
+  }
+
+  private apply(session: SessionRuntime, event: AnyEvent): SessionEvent[] {
+    switch (event.type) {
+      case 'session.configured': {
+        const wireConfig = mergeSessionConfig(session.wireConfig, event.data);
+        let configured: SessionEvent;
+        try {
+          configured = { type: 'SessionConfigured', data: { config: toEngineConfig(wireConfig) } };
+          session.state = evolve(session.state, configured);
+        } catch (error) {
+          throw new PoisonEventError(`the session configuration cannot be applied: ${(error as Error).message}`);
+        }
+        session.wireConfig = wireConfig;
+        return [configured, ...this.run(session, { type: 'Compact', data: { trigger: 'auto' } })];
+      }
+      case 'message.appended': {
+        const position = session.sequencer.assign(event.data);
+        if (position === undefined) return []; // a duplicate clientMessageId: already appended
+        session.state = evolve(session.state, {
+          type: 'MessageAppended',
+          data: { position, message: toChatMessage(event.data) },
+        });
+        return this.run(session, { type: 'Compact', data: { trigger: 'auto' } });
+      }
+      case 'compaction.requested':
+        return this.run(session, {
+          type: 'Compact',
+          data: { trigger: event.data.trigger, errorText: event.data.errorText },
+        });
+      case 'summary.completed':
+        this.timeouts.clear(event.data.requestId);
+        return this.run(session, {
+          type: 'CompleteSummary',
+          data: { requestId: event.data.requestId, summary: event.data.summary },
+        });
+      case 'summary.failed':
+        this.timeouts.clear(event.data.requestId);
+        return this.run(session, {
+          type: 'FailSummary',
+          data: { requestId: event.data.requestId, reason: event.data.reason },
+        });
+      case 'block-revert.requested': {
+        if (!session.state.active.includes(event.data.blockId)) {
+          this.logger.log(`revert of ${event.data.blockId} in ${event.sessionId} ignored: not an active block`);
+          return [];
+        }
+        const reverted: SessionEvent = { type: 'BlockReverted', data: { blockId: event.data.blockId } };
+        session.state = evolve(session.state, reverted);
+        return [reverted];
+      }
+      default:
+        return []; // events of other streams never reach this consumer
+    }
+  }
+
+  /**
+   * decide → evolve each decided event; returns them. The state changes only if every decided event
+   * folds cleanly: an engine failure leaves the session as it was (logged, counted) instead of stopping
+   * its partition — the message itself is already appended, and the next change decides again.
+   */
+  private run(session: SessionRuntime, command: SessionCommand): SessionEvent[] {
+    const trigger = command.type === 'Compact' ? command.data.trigger : 'summary';
+    const stop = this.metrics.compactionDuration.startTimer({ trigger });
+    try {
+      const decided = decide(command, session.state);
+      let next = session.state;
+      for (const e of decided) next = evolve(next, e);
+      session.state = next;
+      if (decided.length > 0) stop();
+      return decided;
+    } catch (error) {
+      this.metrics.outcomes.inc({ trigger, outcome: 'error' });
+      this.logger.error(
+        `engine failed on ${command.type} for ${session.state.sessionId}: ${(error as Error).stack ?? error}`,
+      );
+      return [];
+    }
+  }
+
+  private outgoing(source: AnyEvent, session: SessionRuntime, decided: readonly SessionEvent[]): Outgoing[] {
+    const out: Outgoing[] = [];
+    for (const e of decided) {
+      switch (e.type) {
+        case 'BlockCreated':
+          this.metrics.blockCreated(e.data.block);
+          out.push({ kind: 'block.created', source, block: e.data.block });
+          break;
+        case 'BlockReverted':
+          this.metrics.reverts.inc();
+          out.push({ kind: 'block.reverted', source, blockId: e.data.blockId });
+          break;
+        case 'SummaryRequested':
+          this.metrics.summaryRequests.inc();
+          this.timeouts.start(source.sessionId, e.data.request.requestId, source.tenant);
+          out.push({
+            kind: 'summary.requested',
+            source,
+            request: e.data.request,
+            summarizer: session.wireConfig?.summarizer,
+          });
+          break;
+        case 'CompactionCompleted':
+          this.metrics.outcomes.inc({ trigger: e.data.trigger, outcome: 'completed' });
+          break;
+        case 'CompactionSkipped':
+          if (e.data.reason !== 'fits') this.metrics.outcomes.inc({ trigger: e.data.trigger, outcome: 'skipped' });
+          break;
+        case 'CompactionRefused':
+          this.metrics.outcomes.inc({ trigger: e.data.trigger, outcome: 'refused' });
+          this.logger.warn(`compaction refused for ${source.sessionId}: ${e.data.reason} (${e.data.detail})`);
+          break;
+        default:
+          break;
+      }
+    }
+    return out;
+  }
+
+  private sessionFor(sessionId: string, partition: number): SessionRuntime {
+    let session = this.sessions.get(sessionId);
+    if (!session) {
+      session = { state: initialSessionState(sessionId), partition, sequencer: new MessageSequencer() };
+      this.sessions.set(sessionId, session);
+      this.metrics.sessions.set(this.sessions.size);
+    }
+    return session;
+  }
+
+  /** Keeps the history-token gauges as running sums (no rescan of every session). */
+  private track(
+    sessionId: string,
+    session: SessionRuntime | undefined,
+    before: { raw: number; effective: number },
+  ): void {
+    const raw = session ? rawTotal(session.state) : 0;
+    const effective = session ? effectiveTotal(session.state) : 0;
+    this.rawTokens += raw - before.raw;
+    this.effectiveTokens += effective - before.effective;
+    this.metrics.historyTokens.set({ view: 'full' }, this.rawTokens);
+    this.metrics.historyTokens.set({ view: 'effective' }, this.effectiveTokens);
+    if (session && effective > session.state.budget.historyBudget) this.overBudget.add(sessionId);
+    else this.overBudget.delete(sessionId);
+    this.metrics.sessionsOverBudget.set(this.overBudget.size);
+    this.metrics.sessions.set(this.sessions.size);
+  }
+}

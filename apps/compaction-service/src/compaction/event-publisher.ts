@@ -1,0 +1,151 @@
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { Kafka, Message, Producer } from 'kafkajs';
+import type { ChatMessage, CompactionBlock, SummaryRequest } from '@ctxledger/context-engine';
+import {
+  createEvent,
+  encodeEvent,
+  LIMITS,
+  type AnyEvent,
+  type SummarizerChoiceDto,
+  type SummaryRequestedData,
+} from '@ctxledger/contracts';
+import { KAFKA_CLIENT, KAFKA_SETTINGS, type KafkaSettings } from '@ctxledger/kafka';
+
+/** What the compaction service emits; every event id is deterministic, so a re-emission is recognizable. */
+export type Outgoing =
+  | { readonly kind: 'block.created'; readonly source: AnyEvent; readonly block: CompactionBlock }
+  | { readonly kind: 'block.reverted'; readonly source: AnyEvent; readonly blockId: string }
+  | {
+      readonly kind: 'summary.requested';
+      readonly source: AnyEvent;
+      readonly request: SummaryRequest;
+      readonly summarizer?: SummarizerChoiceDto;
+    }
+  | {
+      readonly kind: 'summary.timed-out';
+      readonly sessionId: string;
+      readonly tenant: string;
+      readonly requestId: string;
+      readonly afterMs: number;
+    };
+
+/** The summary may take at most this share of what it replaces (and never more than the cap). */
+const SUMMARY_SHARE = 0.25;
+const SUMMARY_CAP_TOKENS = 8000;
+
+@Injectable()
+export class EventPublisher implements OnModuleInit, OnModuleDestroy {
+  private readonly producer: Producer;
+
+  constructor(
+    @Inject(KAFKA_CLIENT) kafka: Kafka,
+    @Inject(KAFKA_SETTINGS) private readonly settings: KafkaSettings,
+  ) {
+    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.producer.connect();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.producer.disconnect();
+  }
+
+  /** Sends everything in one request per call (grouped by topic); throws when Kafka does not take it. */
+  async publish(outgoing: readonly Outgoing[]): Promise<void> {
+    if (outgoing.length === 0) return;
+    const byTopic = new Map<string, Message[]>();
+    for (const o of outgoing) {
+      const { topic, event } = this.toEvent(o);
+      const messages = byTopic.get(topic) ?? [];
+      messages.push({ key: event.sessionId, value: encodeEvent(event) });
+      byTopic.set(topic, messages);
+    }
+    await this.producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+  }
+
+  private toEvent(o: Outgoing): { topic: string; event: AnyEvent } {
+    const topics = this.settings.topics;
+    if (o.kind === 'summary.timed-out') {
+      const event = createEvent(
+        'summary.failed',
+        o.sessionId,
+        { requestId: o.requestId, reason: `no summary within ${o.afterMs} ms`, retryable: false },
+        { tenant: o.tenant, eventId: `timeout:${o.requestId}` },
+      );
+      return { topic: topics.sessionEvents, event };
+    }
+    const meta = {
+      tenant: o.source.tenant,
+      causationId: o.source.eventId,
+      correlationId: o.source.correlationId ?? o.source.eventId,
+    };
+    switch (o.kind) {
+      case 'block.created':
+        return {
+          topic: topics.blocks,
+          event: createEvent(
+            'block.created',
+            o.source.sessionId,
+            { block: toWireBlock(o.block) },
+            { ...meta, eventId: o.block.id },
+          ),
+        };
+      case 'block.reverted':
+        return {
+          topic: topics.blocks,
+          event: createEvent(
+            'block.reverted',
+            o.source.sessionId,
+            { blockId: o.blockId, requestedBy: o.source.eventId },
+            { ...meta, eventId: `revert:${o.blockId}:${o.source.eventId}` },
+          ),
+        };
+      case 'summary.requested':
+        return {
+          topic: topics.summaryRequests,
+          event: createEvent('summary.requested', o.source.sessionId, summaryRequestData(o.request, o.summarizer), {
+            ...meta,
+            eventId: o.request.requestId,
+          }),
+        };
+    }
+  }
+}
+
+function toWireBlock(block: CompactionBlock) {
+  return {
+    ...block,
+    range: { ...block.range },
+    edits: block.edits.map((e) => ({ ...e, replacement: [...e.replacement] })),
+  } as never;
+}
+
+/**
+ * The request as it travels. A range whose text is over the record size limit is sent with its longest
+ * tool outputs cut (head and tail kept): the summarizer needs the conversation, not every output in full.
+ */
+export function summaryRequestData(request: SummaryRequest, summarizer?: SummarizerChoiceDto): SummaryRequestedData {
+  const maxSummaryTokens = Math.max(64, Math.min(SUMMARY_CAP_TOKENS, Math.floor(request.tokensBefore * SUMMARY_SHARE)));
+  let messages: ChatMessage[] = [...request.messages];
+  const budget = LIMITS.maxEventBytes * 0.8;
+  for (let cap = 20_000; JSON.stringify(messages).length > budget && cap >= 200; cap = Math.floor(cap / 2)) {
+    messages = messages.map((m) =>
+      m.role === 'tool' && m.content.length > cap ? { ...m, content: headTail(m.content, cap) } : m,
+    );
+  }
+  return {
+    requestId: request.requestId,
+    range: { ...request.range },
+    messages: messages as SummaryRequestedData['messages'],
+    ...(request.previousSummary !== undefined && { previousSummary: request.previousSummary }),
+    maxSummaryTokens,
+    ...(summarizer !== undefined && { summarizer }),
+  };
+}
+
+function headTail(text: string, cap: number): string {
+  const half = Math.floor(cap / 2);
+  return `${text.slice(0, half)}\n[… ${text.length - cap} characters cut for the summary request …]\n${text.slice(-half)}`;
+}

@@ -1,0 +1,70 @@
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import type { AnyEvent } from '@ctxledger/contracts';
+import { testStack, unique } from './stack-settings';
+
+export const testKafka = (clientId = 'test') =>
+  new Kafka({ clientId, brokers: testStack().brokers, logLevel: logLevel.NOTHING });
+
+/** Collects every event of a topic (from the beginning) in arrival order; `until` waits for a condition. */
+export class TopicCollector {
+  readonly events: AnyEvent[] = [];
+  private consumer?: Consumer;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topic: string,
+  ) {}
+
+  async start(): Promise<this> {
+    this.consumer = this.kafka.consumer({ groupId: unique('collector') });
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: this.topic, fromBeginning: true });
+    await this.consumer.run({
+      eachMessage: async ({ message }) => void this.events.push(JSON.parse(message.value!.toString())),
+    });
+    return this;
+  }
+
+  async until(condition: (events: AnyEvent[]) => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition(this.events)) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what} on ${this.topic} (${this.events.length} events)`,
+        );
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.disconnect();
+  }
+}
+
+/** Reads a topic from the beginning up to its current end (a snapshot of the log). */
+export async function readTopic(
+  kafka: Kafka,
+  topic: string,
+): Promise<Array<{ partition: number; offset: string; event: AnyEvent }>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const remaining = new Map(ends.filter((e) => e.high !== e.low).map((e) => [e.partition, BigInt(e.high)]));
+  const out: Array<{ partition: number; offset: string; event: AnyEvent }> = [];
+  if (remaining.size === 0) return out;
+  const consumer = kafka.consumer({ groupId: unique('reader') });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await new Promise<void>((done) => {
+    void consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        out.push({ partition, offset: message.offset, event: JSON.parse(message.value!.toString()) });
+        if (BigInt(message.offset) + 1n >= (remaining.get(partition) ?? 0n)) remaining.delete(partition);
+        if (remaining.size === 0) done();
+      },
+    });
+  });
+  await consumer.disconnect();
+  return out.sort((a, b) => a.partition - b.partition || Number(BigInt(a.offset) - BigInt(b.offset)));
+}
