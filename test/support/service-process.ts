@@ -39,6 +39,7 @@ export async function startService(
       timeoutMs,
     );
     const check = () => {
+      // eslint-disable-next-line no-control-regex -- stop at an ANSI colour escape if one slipped through
       const match = /listening on (http:\/\/[^\s\x1b]+)/.exec(output);
       if (match) {
         clearTimeout(timer);

@@ -24,4 +24,4 @@ export const LIMITS = {
 } as const;
 
 /** Ids: session ids, client message ids, tool call ids. No operators, no dots, no spaces. */
-export const ID_PATTERN = /^[A-Za-z0-9_:@\-]+$/;
+export const ID_PATTERN = /^[A-Za-z0-9_:@-]+$/;
