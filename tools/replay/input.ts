@@ -29,11 +29,20 @@ export interface InputError {
   readonly message: string;
 }
 
-export type ParsedLine = { readonly ok: true; readonly line: number; readonly session: TranscriptSession } | { readonly ok: false; readonly error: InputError };
+export type ParsedLine =
+  | { readonly ok: true; readonly line: number; readonly session: TranscriptSession }
+  | { readonly ok: false; readonly error: InputError };
 
 const ROLES: readonly Role[] = ['system', 'user', 'assistant', 'tool'];
 
-const describe = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : typeof v);
+const describe = (v: unknown): string =>
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'an array'
+      : typeof v === 'string'
+        ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)
+        : typeof v;
 
 class FieldError extends Error {
   constructor(
@@ -62,7 +71,10 @@ function toolCall(raw: unknown, path: string): ToolCall {
   if (id === '') throw new FieldError(`${path}.id`, 'must not be empty');
   const name = str(raw, 'name', `${path}.name`, true)!;
   if (raw['arguments'] !== undefined && typeof raw['arguments'] !== 'string') {
-    throw new FieldError(`${path}.arguments`, `must be the call's input encoded as a JSON string, got ${describe(raw['arguments'])}`);
+    throw new FieldError(
+      `${path}.arguments`,
+      `must be the call's input encoded as a JSON string, got ${describe(raw['arguments'])}`,
+    );
   }
   return { id, name, arguments: (raw['arguments'] as string | undefined) ?? '' };
 }
@@ -77,8 +89,10 @@ function message(raw: unknown, path: string): ChatMessage {
   const content = str(raw, 'content', `${path}.content`, true)!;
   const out: { -readonly [K in keyof ChatMessage]: ChatMessage[K] } = { role: role as Role, content };
   if (raw['toolCalls'] !== undefined) {
-    if (role !== 'assistant') throw new FieldError(`${path}.toolCalls`, `only assistant messages carry tool calls (role is ${role})`);
-    if (!Array.isArray(raw['toolCalls'])) throw new FieldError(`${path}.toolCalls`, `must be an array, got ${describe(raw['toolCalls'])}`);
+    if (role !== 'assistant')
+      throw new FieldError(`${path}.toolCalls`, `only assistant messages carry tool calls (role is ${role})`);
+    if (!Array.isArray(raw['toolCalls']))
+      throw new FieldError(`${path}.toolCalls`, `must be an array, got ${describe(raw['toolCalls'])}`);
     out.toolCalls = raw['toolCalls'].map((c, j) => toolCall(c, `${path}.toolCalls[${j}]`));
   }
   for (const key of ['toolCallId', 'toolName'] as const) {
@@ -88,7 +102,8 @@ function message(raw: unknown, path: string): ChatMessage {
     out[key] = v;
   }
   if (raw['isError'] !== undefined) {
-    if (typeof raw['isError'] !== 'boolean') throw new FieldError(`${path}.isError`, `must be a boolean, got ${describe(raw['isError'])}`);
+    if (typeof raw['isError'] !== 'boolean')
+      throw new FieldError(`${path}.isError`, `must be a boolean, got ${describe(raw['isError'])}`);
     out.isError = raw['isError'];
   }
   return out;
@@ -103,24 +118,35 @@ export function parseTranscriptLine(text: string, line: number): ParsedLine {
     return { ok: false, error: { line, field: '(line)', message: `not valid JSON: ${(error as Error).message}` } };
   }
   try {
-    if (!isObject(raw)) throw new FieldError('(line)', `must be a JSON object describing one session, got ${describe(raw)}`);
+    if (!isObject(raw))
+      throw new FieldError('(line)', `must be a JSON object describing one session, got ${describe(raw)}`);
     const id = str(raw, 'id', 'id', true)!;
     if (id.trim() === '') throw new FieldError('id', 'must not be empty');
     const source = str(raw, 'source', 'source', false);
     const meta = raw['meta'];
-    if (meta !== undefined && meta !== null && !isObject(meta)) throw new FieldError('meta', `must be an object, got ${describe(meta)}`);
+    if (meta !== undefined && meta !== null && !isObject(meta))
+      throw new FieldError('meta', `must be an object, got ${describe(meta)}`);
     if (raw['messages'] === undefined) throw new FieldError('messages', 'is missing');
-    if (!Array.isArray(raw['messages'])) throw new FieldError('messages', `must be an array, got ${describe(raw['messages'])}`);
+    if (!Array.isArray(raw['messages']))
+      throw new FieldError('messages', `must be an array, got ${describe(raw['messages'])}`);
     const messages = raw['messages'].map((m, i) => message(m, `messages[${i}]`));
     const seen = new Map<string, number>();
     messages.forEach((m, i) =>
       m.toolCalls?.forEach((c, j) => {
         const first = seen.get(c.id);
-        if (first !== undefined) throw new FieldError(`messages[${i}].toolCalls[${j}].id`, `${JSON.stringify(c.id)} was already used by messages[${first}]`);
+        if (first !== undefined)
+          throw new FieldError(
+            `messages[${i}].toolCalls[${j}].id`,
+            `${JSON.stringify(c.id)} was already used by messages[${first}]`,
+          );
         seen.set(c.id, i);
       }),
     );
-    return { ok: true, line, session: { id, ...(source !== undefined ? { source } : {}), ...(isObject(meta) ? { meta } : {}), messages } };
+    return {
+      ok: true,
+      line,
+      session: { id, ...(source !== undefined ? { source } : {}), ...(isObject(meta) ? { meta } : {}), messages },
+    };
   } catch (error) {
     if (error instanceof FieldError) return { ok: false, error: { line, field: error.field, message: error.message } };
     throw error;
@@ -141,7 +167,14 @@ export function* parseTranscripts(text: string): Generator<ParsedLine> {
     if (parsed.ok) {
       const first = ids.get(parsed.session.id);
       if (first !== undefined) {
-        yield { ok: false, error: { line: i + 1, field: 'id', message: `id ${JSON.stringify(parsed.session.id)} was already used on line ${first}` } };
+        yield {
+          ok: false,
+          error: {
+            line: i + 1,
+            field: 'id',
+            message: `id ${JSON.stringify(parsed.session.id)} was already used on line ${first}`,
+          },
+        };
         continue;
       }
       ids.set(parsed.session.id, i + 1);
@@ -156,7 +189,8 @@ export const countSessionLines = (text: string): number => text.split('\n').filt
 /** An engine message back in the transcript format (only the fields the format has, in its key order). */
 export function toTranscriptMessage(m: ChatMessage): TranscriptMessage {
   const out: TranscriptMessage = { role: m.role, content: m.content };
-  if (m.toolCalls && m.toolCalls.length > 0) out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+  if (m.toolCalls && m.toolCalls.length > 0)
+    out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
   if (m.toolCallId !== undefined) out.toolCallId = m.toolCallId;
   if (m.toolName !== undefined) out.toolName = m.toolName;
   if (m.isError !== undefined) out.isError = m.isError;

@@ -48,13 +48,33 @@ interface CliOptions {
 
 function main(argv: readonly string[]): number {
   const program = new Command('replay')
-    .description('Replay agent transcripts (JSONL, one session per line) through the context engine and report what it does.')
+    .description(
+      'Replay agent transcripts (JSONL, one session per line) through the context engine and report what it does.',
+    )
     .requiredOption('-i, --input <file.jsonl>', 'transcript file, one session per line')
-    .option('--provider <provider>', 'provider for every session (default: inferred from each session: pi / Claude Code → anthropic, SWE-agent gpt-4* → openai, else anthropic)')
-    .option('--model <model>', 'model for every session (default: the session meta model when the provider is inferred)')
-    .option('--context-window <tokens>', 'explicit context window (default: from provider/model)', positiveInt('--context-window'))
-    .option('--max-output-tokens <tokens>', 'output reserve (default: seed 002 rule, min(64k, 35% of the window))', nonNegativeInt('--max-output-tokens'))
-    .option('--budget-ratio <ratio>', "history budget = ratio × each session's own estimated size (forces compaction)", ratio)
+    .option(
+      '--provider <provider>',
+      'provider for every session (default: inferred from each session: pi / Claude Code → anthropic, SWE-agent gpt-4* → openai, else anthropic)',
+    )
+    .option(
+      '--model <model>',
+      'model for every session (default: the session meta model when the provider is inferred)',
+    )
+    .option(
+      '--context-window <tokens>',
+      'explicit context window (default: from provider/model)',
+      positiveInt('--context-window'),
+    )
+    .option(
+      '--max-output-tokens <tokens>',
+      'output reserve (default: seed 002 rule, min(64k, 35% of the window))',
+      nonNegativeInt('--max-output-tokens'),
+    )
+    .option(
+      '--budget-ratio <ratio>',
+      "history budget = ratio × each session's own estimated size (forces compaction)",
+      ratio,
+    )
     .option('--every-turn', 'also record the effective history at each user message', false)
     .addOption(new Option('--tokenizer <kind>', 'token counting').choices(['estimate', 'exact']).default('estimate'))
     .option('-o, --out <report.json>', 'write the JSON report here (default: stdout)')
@@ -92,11 +112,21 @@ function main(argv: readonly string[]): number {
 
   const total = countSessionLines(text);
   const bar = o.progress
-    ? new SingleBar({ format: 'replay [{bar}] {value}/{total} sessions | {eta_formatted} left | {session}', stream: process.stderr, hideCursor: true, clearOnComplete: false }, Presets.shades_classic)
+    ? new SingleBar(
+        {
+          format: 'replay [{bar}] {value}/{total} sessions | {eta_formatted} left | {session}',
+          stream: process.stderr,
+          hideCursor: true,
+          clearOnComplete: false,
+        },
+        Presets.shades_classic,
+      )
     : undefined;
   bar?.start(total, 0, { session: '' });
   const started = performance.now();
-  const report = replayText(text, options, (p) => bar?.update(p.done, { session: (p.sessionId ?? `line ${p.line}`).slice(0, 60) }));
+  const report = replayText(text, options, (p) =>
+    bar?.update(p.done, { session: (p.sessionId ?? `line ${p.line}`).slice(0, 60) }),
+  );
   bar?.stop();
   const seconds = (performance.now() - started) / 1000;
 
@@ -107,8 +137,11 @@ function main(argv: readonly string[]): number {
   const table = summaryTable(report);
   const print = (s: string) => (o.out ? process.stdout : process.stderr).write(`${s}\n`);
   print(table);
-  for (const e of report.errors) process.stderr.write(`replay: ${formatInputError({ ...e, message: e.message.split('\n')[0]! })}\n`);
-  print(`${report.totals.sessions} sessions replayed in ${seconds.toFixed(2)} s${o.out ? `, report written to ${o.out}` : ''}`);
+  for (const e of report.errors)
+    process.stderr.write(`replay: ${formatInputError({ ...e, message: e.message.split('\n')[0]! })}\n`);
+  print(
+    `${report.totals.sessions} sessions replayed in ${seconds.toFixed(2)} s${o.out ? `, report written to ${o.out}` : ''}`,
+  );
   return report.errors.length > 0 ? 1 : 0;
 }
 

@@ -28,7 +28,13 @@ import {
   type ToolPairViolation,
 } from '@ctxledger/context-engine';
 import { summarizeDeterministic } from '@ctxledger/context-engine/summarizer';
-import { parseTranscripts, toTranscriptMessage, type InputError, type TranscriptMessage, type TranscriptSession } from './input';
+import {
+  parseTranscripts,
+  toTranscriptMessage,
+  type InputError,
+  type TranscriptMessage,
+  type TranscriptSession,
+} from './input';
 
 export interface ReplayOptions {
   /** Provider for every session; default: inferred per session (see `inferProvider`). */
@@ -99,7 +105,12 @@ export interface SessionReport {
   readonly model?: string;
   readonly contextWindow: number;
   readonly compactions: number;
-  readonly summaries: { readonly requested: number; readonly completed: number; readonly rejected: number; readonly failed: number };
+  readonly summaries: {
+    readonly requested: number;
+    readonly completed: number;
+    readonly rejected: number;
+    readonly failed: number;
+  };
   /** Refusals / no-progress outcomes the decider reported, by reason. */
   readonly refusals: Partial<Record<string, number>>;
   readonly messageTokens: number[];
@@ -141,23 +152,32 @@ export interface ReplayReport {
 }
 
 /** Provider from the session's source/meta when obvious: pi / Claude Code → anthropic; SWE-agent gpt-4* → openai; else anthropic. */
-export function inferProvider(session: Pick<TranscriptSession, 'source' | 'meta' | 'id'>): { provider: string; model?: string } {
+export function inferProvider(session: Pick<TranscriptSession, 'source' | 'meta' | 'id'>): {
+  provider: string;
+  model?: string;
+} {
   const meta = session.meta ?? {};
-  const metaModel = [meta['model'], meta['startModel']].find((m): m is string => typeof m === 'string' && m.trim() !== '');
+  const metaModel = [meta['model'], meta['startModel']].find(
+    (m): m is string => typeof m === 'string' && m.trim() !== '',
+  );
   const source = `${session.source ?? ''} ${session.id}`.toLowerCase();
   // "anthropic/claude-opus-4-5" → provider anthropic, model claude-opus-4-5
   const slash = metaModel?.indexOf('/') ?? -1;
-  if (metaModel && slash > 0) return { provider: metaModel.slice(0, slash).toLowerCase(), model: metaModel.slice(slash + 1) };
+  if (metaModel && slash > 0)
+    return { provider: metaModel.slice(0, slash).toLowerCase(), model: metaModel.slice(slash + 1) };
   if (metaModel && /^(gpt|o[134]\b|o[134]-|chatgpt)/i.test(metaModel)) return { provider: 'openai', model: metaModel };
   if (metaModel && /^claude/i.test(metaModel)) return { provider: 'anthropic', model: metaModel };
   if (metaModel && /^gemini/i.test(metaModel)) return { provider: 'google', model: metaModel };
-  if (/pi-coding-agent|claude-code/.test(source)) return { provider: 'anthropic', ...(metaModel ? { model: metaModel } : {}) };
+  if (/pi-coding-agent|claude-code/.test(source))
+    return { provider: 'anthropic', ...(metaModel ? { model: metaModel } : {}) };
   return { provider: 'anthropic' };
 }
 
 /** The session configuration the replay uses (window from the budget ratio, the options or the registry). */
 export function sessionConfig(session: TranscriptSession, options: ReplayOptions): SessionConfig {
-  const inferred = options.provider ? { provider: options.provider, model: options.model } : { ...inferProvider(session), ...(options.model ? { model: options.model } : {}) };
+  const inferred = options.provider
+    ? { provider: options.provider, model: options.model }
+    : { ...inferProvider(session), ...(options.model ? { model: options.model } : {}) };
   const base: SessionConfig = {
     provider: inferred.provider,
     ...(inferred.model ? { model: inferred.model } : {}),
@@ -223,7 +243,8 @@ function applyEvents(state: SessionState, events: readonly SessionEvent[], tally
   return state;
 }
 
-const run = (state: SessionState, command: SessionCommand, tally: Tally): SessionState => applyEvents(state, decide(command, state), tally);
+const run = (state: SessionState, command: SessionCommand, tally: Tally): SessionState =>
+  applyEvents(state, decide(command, state), tally);
 
 /** One replay step: append the message, decide(Compact auto), answer summary requests offline. */
 export function appendAndCompact(state: SessionState, message: ChatMessage, tally: Tally = newTally()): SessionState {
@@ -232,17 +253,31 @@ export function appendAndCompact(state: SessionState, message: ChatMessage, tall
   for (let round = 0; state.pendingSummary && round < MAX_SUMMARY_ROUNDS; round++) {
     const request = state.pendingSummary;
     const summary = summarizeDeterministic({ messages: request.messages, previousSummary: request.previousSummary });
-    state = run(state, { type: 'CompleteSummary', data: { requestId: request.requestId, summary: summary.text } }, tally);
+    state = run(
+      state,
+      { type: 'CompleteSummary', data: { requestId: request.requestId, summary: summary.text } },
+      tally,
+    );
     if (state.pendingSummary?.requestId === request.requestId) break; // not answered: leave it pending (reported)
   }
   return state;
 }
 
-export const newTally = (): Tally => ({ compactions: 0, requested: 0, completed: 0, rejected: 0, failed: 0, refusals: {} });
+export const newTally = (): Tally => ({
+  compactions: 0,
+  requested: 0,
+  completed: 0,
+  rejected: 0,
+  failed: 0,
+  refusals: {},
+});
 
 /** A fresh engine state configured for `session` under `options`. */
 export function startSession(session: TranscriptSession, options: ReplayOptions): SessionState {
-  return evolve(initialSessionState(session.id), { type: 'SessionConfigured', data: { config: sessionConfig(session, options) } });
+  return evolve(initialSessionState(session.id), {
+    type: 'SessionConfigured',
+    data: { config: sessionConfig(session, options) },
+  });
 }
 
 /** Input positions the floor (invariant 3) must keep verbatim: last user, last assistant text reply, last N conversational. */
@@ -266,7 +301,8 @@ export function floorPositions(messages: readonly ChatMessage[], conversationalF
   return [...out].sort((a, b) => a - b);
 }
 
-const sameMessage = (a: ChatMessage, b: ChatMessage): boolean => a === b || JSON.stringify(toTranscriptMessage(a)) === JSON.stringify(toTranscriptMessage(b));
+const sameMessage = (a: ChatMessage, b: ChatMessage): boolean =>
+  a === b || JSON.stringify(toTranscriptMessage(a)) === JSON.stringify(toTranscriptMessage(b));
 
 /** Floor positions that are not verbatim (as an unedited original) in the state's effective history. */
 export function missingFloor(state: SessionState, positions: readonly number[]): number[] {
@@ -297,9 +333,11 @@ function diagnose(state: SessionState, protectedTokens: number): string {
     : `the verbatim minimum (${protectedTokens} tokens) is under the ${budget}-token budget; the engine left ${effectiveTotal(state)} tokens (what it would not shrink further: the protected turns' tool pairs, truncation floors, markers)`;
 }
 
-const pairViolations = (messages: readonly ChatMessage[]) => findToolPairViolations(messages, { allowPendingTail: true });
+const pairViolations = (messages: readonly ChatMessage[]) =>
+  findToolPairViolations(messages, { allowPendingTail: true });
 
-const fitsNow = (state: SessionState): boolean => !state.budget.unusableReason && effectiveTotal(state) <= state.budget.historyBudget;
+const fitsNow = (state: SessionState): boolean =>
+  !state.budget.unusableReason && effectiveTotal(state) <= state.budget.historyBudget;
 
 /** Replay one session and report on it. */
 export function replaySession(session: TranscriptSession, options: ReplayOptions = {}): SessionReport {
@@ -310,7 +348,12 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
     state = appendAndCompact(state, message, tally);
     if (turns && message.role === 'user') {
       const eff = effectiveEntries(state).map((e) => toTranscriptMessage(e.message));
-      turns.push({ index: state.originals.length - 1, tokens: effectiveTotal(state), fits: fitsNow(state), effective: eff });
+      turns.push({
+        index: state.originals.length - 1,
+        tokens: effectiveTotal(state),
+        fits: fitsNow(state),
+        effective: eff,
+      });
     }
   }
   const stats = sessionStats(state);
@@ -353,7 +396,12 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
     ...(state.config.model ? { model: state.config.model } : {}),
     contextWindow: state.budget.contextWindow,
     compactions: tally.compactions,
-    summaries: { requested: tally.requested, completed: tally.completed, rejected: tally.rejected, failed: tally.failed },
+    summaries: {
+      requested: tally.requested,
+      completed: tally.completed,
+      rejected: tally.rejected,
+      failed: tally.failed,
+    },
     refusals: tally.refusals,
     messageTokens: [...state.originalTokens],
     effective: effective.map(toTranscriptMessage),
@@ -400,7 +448,11 @@ export interface ReplayProgress {
  * Replay every session of a transcript file's text. Bad lines become errors (line and field) and the other
  * sessions still run; an engine failure on one session is reported the same way and does not stop the rest.
  */
-export function replayText(text: string, options: ReplayOptions = {}, onProgress?: (p: ReplayProgress) => void): ReplayReport {
+export function replayText(
+  text: string,
+  options: ReplayOptions = {},
+  onProgress?: (p: ReplayProgress) => void,
+): ReplayReport {
   const sessions: SessionReport[] = [];
   const errors: ReplayError[] = [];
   let done = 0;
@@ -413,7 +465,13 @@ export function replayText(text: string, options: ReplayOptions = {}, onProgress
     try {
       sessions.push(replaySession(parsed.session, options));
     } catch (error) {
-      errors.push({ kind: 'engine', line: parsed.line, field: '(engine)', sessionId: parsed.session.id, message: `the engine failed on session ${parsed.session.id}: ${(error as Error).stack ?? String(error)}` });
+      errors.push({
+        kind: 'engine',
+        line: parsed.line,
+        field: '(engine)',
+        sessionId: parsed.session.id,
+        message: `the engine failed on session ${parsed.session.id}: ${(error as Error).stack ?? String(error)}`,
+      });
     }
     onProgress?.({ done: ++done, sessionId: parsed.session.id, line: parsed.line });
   }

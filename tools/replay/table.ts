@@ -2,7 +2,8 @@
 import Table from 'cli-table3';
 import type { ReplayReport, SessionReport } from './replay';
 
-const shortId = (id: string, max = 48): string => (id.length <= max ? id : `${id.slice(0, 20)}…${id.slice(-(max - 21))}`);
+const shortId = (id: string, max = 48): string =>
+  id.length <= max ? id : `${id.slice(0, 20)}…${id.slice(-(max - 21))}`;
 const k = (n: number): string => (n >= 10_000 ? `${(n / 1000).toFixed(n >= 100_000 ? 0 : 1)}k` : String(n));
 const pct = (after: number, before: number): string => (before > 0 ? `${Math.round((100 * after) / before)}%` : '-');
 const stagesOf = (s: Pick<SessionReport, 'stages'>): string =>
@@ -13,7 +14,17 @@ const stagesOf = (s: Pick<SessionReport, 'stages'>): string =>
 
 export function summaryTable(report: ReplayReport): string {
   const table = new Table({
-    head: ['session', 'msgs', 'tokens before → after', 'budget', 'fits', 'orphans', 'floor', 'blocks', 'saved by stage'],
+    head: [
+      'session',
+      'msgs',
+      'tokens before → after',
+      'budget',
+      'fits',
+      'orphans',
+      'floor',
+      'blocks',
+      'saved by stage',
+    ],
     style: { head: [], border: [], compact: true },
     colAligns: ['left', 'right', 'right', 'right', 'center', 'right', 'center', 'right', 'left'],
   });
@@ -42,6 +53,8 @@ export function summaryTable(report: ReplayReport): string {
     String(t.blocks),
     stagesOf(t),
   ]);
-  const notFitting = report.sessions.filter((s) => !s.fits).map((s) => `  ${shortId(s.id)}: ${s.reason ?? '?'}${s.diagnosis ? ` — ${s.diagnosis}` : ''}`);
+  const notFitting = report.sessions
+    .filter((s) => !s.fits)
+    .map((s) => `  ${shortId(s.id)}: ${s.reason ?? '?'}${s.diagnosis ? ` — ${s.diagnosis}` : ''}`);
   return [table.toString(), ...(notFitting.length ? ['not fitting:', ...notFitting] : [])].join('\n');
 }
