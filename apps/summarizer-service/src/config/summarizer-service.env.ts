@@ -1,12 +1,208 @@
 import { BaseServiceEnv } from '@ctxledger/platform';
-import { Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateBy,
+  type ValidationArguments,
+} from 'class-validator';
 
-/** Environment of the summarizer-service (validated at boot). */
+export const PROVIDERS = ['offline', 'openai', 'anthropic', 'google'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+export type LlmProviderName = Exclude<ProviderName, 'offline'>;
+
+const URL_PATTERN = /^https?:\/\/[^\s]+$/;
+const toBoolean = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.trim().toLowerCase()) : value;
+
+/** The default provider must be usable: a key (or, for OpenAI-compatible servers, a base URL) is set. */
+function ProviderIsConfigured(): PropertyDecorator {
+  return ValidateBy({
+    name: 'providerIsConfigured',
+    validator: {
+      validate: (value: unknown, args?: ValidationArguments) => {
+        const env = args?.object as SummarizerServiceEnv;
+        if (value === 'openai') return Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
+        if (value === 'anthropic') return Boolean(env.ANTHROPIC_API_KEY);
+        if (value === 'google') return Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
+        return true;
+      },
+      defaultMessage: (args?: ValidationArguments) => {
+        const needs: Record<string, string> = {
+          openai: 'OPENAI_API_KEY or OPENAI_BASE_URL',
+          anthropic: 'ANTHROPIC_API_KEY',
+          google: 'GEMINI_API_KEY (or GOOGLE_API_KEY)',
+        };
+        return `provider ${String(args?.value)} needs ${needs[String(args?.value)] ?? 'its settings'}`;
+      },
+    },
+  });
+}
+
+/**
+ * Environment of the summarizer-service (validated at boot). API keys are only checked for presence, never
+ * echoed: a validation message names the variable, not its value.
+ */
 export class SummarizerServiceEnv extends BaseServiceEnv {
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(65535)
   override PORT: number = 3002;
+
+  /** Provider of requests that do not name one. `offline`: the deterministic summarizer, no key needed. */
+  @IsIn(PROVIDERS)
+  @ProviderIsConfigured()
+  SUMMARIZER_PROVIDER: ProviderName = 'offline';
+
+  /** When the LLM fails or its summary is rejected: `offline` answers with the deterministic summary; `none` publishes `summary.failed`. */
+  @IsIn(['offline', 'none'])
+  SUMMARIZER_FALLBACK: 'offline' | 'none' = 'offline';
+
+  @IsOptional()
+  @Matches(/^[a-zA-Z0-9._-]{1,200}$/, { message: 'must be 1-200 of [a-zA-Z0-9._-]' })
+  SUMMARIZER_GROUP_ID?: string;
+
+  /** Partitions of the request topic handled at once (each partition is sequential). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  SUMMARIZER_PARTITIONS_CONCURRENTLY: number = 6;
+
+  /** Time limit of one provider call (one attempt). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  SUMMARIZER_TIMEOUT_MS: number = 60_000;
+
+  /** Attempts per provider call, the first included (retries only on rate limits, 5xx, network, timeouts). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  SUMMARIZER_MAX_ATTEMPTS: number = 4;
+
+  /** Backoff: base × 2^(attempt−1) with jitter, capped; a longer retry-after than the cap gives up. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(600_000)
+  SUMMARIZER_RETRY_BASE_MS: number = 1000;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(600_000)
+  SUMMARIZER_RETRY_MAX_MS: number = 30_000;
+
+  /** Concurrent calls per provider (each provider has its own limit; the provider's own variable wins). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  SUMMARIZER_MAX_CONCURRENCY: number = 4;
+
+  /** Output tokens allowed beyond the summary's limit (room for reasoning/thinking tokens). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  SUMMARIZER_OUTPUT_HEADROOM_TOKENS: number = 1024;
+
+  /**
+   * Test hook, never for production: after a result is stored and before it is published, log a marker and
+   * stop handling (the test then kills the process). Proves a restart reuses the stored result.
+   */
+  @Transform(toBoolean)
+  @IsBoolean()
+  SUMMARIZER_TEST_PAUSE_AFTER_STORE: boolean = false;
+
+  // ----- OpenAI and every OpenAI-compatible server (vLLM, Ollama, LiteLLM, llama.cpp) -----
+  @IsOptional()
+  @IsString()
+  OPENAI_API_KEY?: string;
+
+  @IsOptional()
+  @Matches(URL_PATTERN, { message: 'must be an http(s) URL' })
+  OPENAI_BASE_URL?: string;
+
+  @IsString()
+  OPENAI_MODEL: string = 'gpt-4o-mini';
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  OPENAI_CONTEXT_WINDOW?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  OPENAI_MAX_CONCURRENCY?: number;
+
+  /** `max_completion_tokens` (OpenAI's current name) by default on api.openai.com, `max_tokens` on other servers. */
+  @IsOptional()
+  @IsIn(['max_tokens', 'max_completion_tokens'])
+  OPENAI_MAX_TOKENS_PARAM?: 'max_tokens' | 'max_completion_tokens';
+
+  // ----- Anthropic -----
+  @IsOptional()
+  @IsString()
+  ANTHROPIC_API_KEY?: string;
+
+  @IsOptional()
+  @Matches(URL_PATTERN, { message: 'must be an http(s) URL' })
+  ANTHROPIC_BASE_URL?: string;
+
+  @IsString()
+  ANTHROPIC_MODEL: string = 'claude-haiku-4-5';
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  ANTHROPIC_CONTEXT_WINDOW?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  ANTHROPIC_MAX_CONCURRENCY?: number;
+
+  // ----- Google Gemini (the Gemini API; GOOGLE_API_KEY is accepted as an alias) -----
+  @IsOptional()
+  @IsString()
+  GEMINI_API_KEY?: string;
+
+  @IsOptional()
+  @IsString()
+  GOOGLE_API_KEY?: string;
+
+  @IsOptional()
+  @Matches(URL_PATTERN, { message: 'must be an http(s) URL' })
+  GEMINI_BASE_URL?: string;
+
+  @IsString()
+  GEMINI_MODEL: string = 'gemini-2.5-flash';
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  GEMINI_CONTEXT_WINDOW?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  GEMINI_MAX_CONCURRENCY?: number;
 }

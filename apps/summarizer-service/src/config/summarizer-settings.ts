@@ -1,0 +1,91 @@
+import type { LlmProviderName, ProviderName, SummarizerServiceEnv } from './summarizer-service.env';
+
+/** How to reach one LLM provider. The key stays in here and in the SDK client; it is never logged. */
+export interface ProviderSettings {
+  readonly provider: LlmProviderName;
+  readonly apiKey?: string;
+  readonly baseUrl?: string;
+  readonly defaultModel: string;
+  /** Overrides the engine's context-window table (local servers often run with a smaller n_ctx). */
+  readonly contextWindow?: number;
+  readonly maxConcurrency: number;
+  /** OpenAI-compatible only. */
+  readonly maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
+}
+
+export interface RetrySettings {
+  readonly maxAttempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export interface SummarizerSettings {
+  readonly defaultProvider: ProviderName;
+  readonly fallback: 'offline' | 'none';
+  /** Only the providers that have what they need (a key, or a base URL for OpenAI-compatible servers). */
+  readonly providers: Readonly<Partial<Record<LlmProviderName, ProviderSettings>>>;
+  readonly timeoutMs: number;
+  readonly retry: RetrySettings;
+  readonly outputHeadroomTokens: number;
+  readonly pauseAfterStore: boolean;
+}
+
+/** The typed view of the validated environment (built once, in the composition root). */
+export function summarizerSettings(env: SummarizerServiceEnv): SummarizerSettings {
+  const concurrency = (own: number | undefined) => own ?? env.SUMMARIZER_MAX_CONCURRENCY;
+  const providers: Partial<Record<LlmProviderName, ProviderSettings>> = {};
+  if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL) {
+    providers.openai = {
+      provider: 'openai',
+      apiKey: env.OPENAI_API_KEY,
+      baseUrl: env.OPENAI_BASE_URL,
+      defaultModel: env.OPENAI_MODEL,
+      contextWindow: env.OPENAI_CONTEXT_WINDOW,
+      maxConcurrency: concurrency(env.OPENAI_MAX_CONCURRENCY),
+      maxTokensParam:
+        env.OPENAI_MAX_TOKENS_PARAM ??
+        (!env.OPENAI_BASE_URL || /api\.openai\.com/.test(env.OPENAI_BASE_URL) ? 'max_completion_tokens' : 'max_tokens'),
+    };
+  }
+  if (env.ANTHROPIC_API_KEY) {
+    providers.anthropic = {
+      provider: 'anthropic',
+      apiKey: env.ANTHROPIC_API_KEY,
+      baseUrl: env.ANTHROPIC_BASE_URL,
+      defaultModel: env.ANTHROPIC_MODEL,
+      contextWindow: env.ANTHROPIC_CONTEXT_WINDOW,
+      maxConcurrency: concurrency(env.ANTHROPIC_MAX_CONCURRENCY),
+    };
+  }
+  const googleKey = env.GEMINI_API_KEY || env.GOOGLE_API_KEY;
+  if (googleKey) {
+    providers.google = {
+      provider: 'google',
+      apiKey: googleKey,
+      baseUrl: env.GEMINI_BASE_URL,
+      defaultModel: env.GEMINI_MODEL,
+      contextWindow: env.GEMINI_CONTEXT_WINDOW,
+      maxConcurrency: concurrency(env.GEMINI_MAX_CONCURRENCY),
+    };
+  }
+  return {
+    defaultProvider: env.SUMMARIZER_PROVIDER,
+    fallback: env.SUMMARIZER_FALLBACK,
+    providers,
+    timeoutMs: env.SUMMARIZER_TIMEOUT_MS,
+    retry: {
+      maxAttempts: env.SUMMARIZER_MAX_ATTEMPTS,
+      baseDelayMs: env.SUMMARIZER_RETRY_BASE_MS,
+      maxDelayMs: env.SUMMARIZER_RETRY_MAX_MS,
+    },
+    outputHeadroomTokens: env.SUMMARIZER_OUTPUT_HEADROOM_TOKENS,
+    pauseAfterStore: env.SUMMARIZER_TEST_PAUSE_AFTER_STORE,
+  };
+}
+
+/** Every secret of the settings, for redaction of error texts. */
+export function secretsOf(settings: SummarizerSettings): string[] {
+  return Object.values(settings.providers)
+    .map((p) => p?.apiKey)
+    .filter((k): k is string => typeof k === 'string' && k.length >= 4);
+}
