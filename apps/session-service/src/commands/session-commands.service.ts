@@ -1,0 +1,165 @@
+import {
+  BadRequestException,
+  Injectable,
+  NotFoundException,
+  PayloadTooLargeException,
+  UnprocessableEntityException,
+} from '@nestjs/common';
+import {
+  ContractViolationError,
+  createEvent,
+  ID_PATTERN,
+  LIMITS,
+  mergeSessionConfig,
+  toEngineConfig,
+  type AnyEvent,
+  type MessageAppendedData,
+  type SessionConfiguredData,
+} from '@ctxledger/contracts';
+import { classifyProviderError, configure, type ProviderErrorClassification } from '@ctxledger/context-engine';
+import { ProjectionMetrics } from '../projector/projection.metrics';
+import { findBlock } from '../read-models/blocks/block.query';
+import { ReadModelStore } from '../read-models/read-model.store';
+import { findSession, ownedByAnotherTenant } from '../read-models/sessions/session.query';
+import { unstorableReason } from '../read-models/storable';
+import { AppendTooLargeError, SessionEventPublisher, type Appended } from './session-event-publisher';
+
+export interface Accepted extends Appended {
+  readonly sessionId: string;
+  readonly waitToken: string;
+}
+
+/** Longest Idempotency-Key: `<key>:<index>` must stay a valid clientMessageId. */
+const MAX_IDEMPOTENCY_KEY = LIMITS.maxIdLength - 1 - String(LIMITS.maxBatchMessages).length;
+
+/**
+ * The write use cases: each turns a request into events of the session stream (nothing is written to the
+ * read model here; the projector does that). HTTP controllers delegate here.
+ */
+@Injectable()
+export class SessionCommandsService {
+  constructor(
+    private readonly publisher: SessionEventPublisher,
+    private readonly store: ReadModelStore,
+    private readonly metrics: ProjectionMetrics,
+  ) {}
+
+  async appendMessages(
+    tenant: string,
+    sessionId: string,
+    messages: readonly MessageAppendedData[],
+    idempotencyKey?: string,
+  ): Promise<Accepted & { accepted: number; clientMessageIds: (string | null)[] }> {
+    if (
+      idempotencyKey !== undefined &&
+      (idempotencyKey.length > MAX_IDEMPOTENCY_KEY || !ID_PATTERN.test(idempotencyKey))
+    ) {
+      throw new BadRequestException([`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} of letters, digits and _:@-`]);
+    }
+    await this.refuseOtherTenant(tenant, sessionId);
+    const data = messages.map((m, i) => {
+      const clientMessageId =
+        m.clientMessageId ?? (idempotencyKey !== undefined ? `${idempotencyKey}:${i}` : undefined);
+      return { ...m, ...(clientMessageId !== undefined && { clientMessageId }) } as MessageAppendedData;
+    });
+    const correlation = idempotencyKey !== undefined ? { correlationId: idempotencyKey } : {};
+    const events = data.map((d) => createEvent('message.appended', sessionId, d, { tenant, ...correlation }));
+    const accepted = await this.send(sessionId, events);
+    this.metrics.messagesAppended.inc(events.length);
+    return { ...accepted, accepted: events.length, clientMessageIds: data.map((d) => d.clientMessageId ?? null) };
+  }
+
+  async configure(tenant: string, sessionId: string, config: SessionConfiguredData): Promise<Accepted> {
+    const unstorable = unstorableReason(config.policy ?? {}, 'policy');
+    if (unstorable) throw new BadRequestException([unstorable]);
+    const current = await findSession(this.store, tenant, sessionId);
+    try {
+      // The merged configuration must make a budget the engine accepts (e.g. targetRatio <= threshold).
+      configure(toEngineConfig(mergeSessionConfig(current?.config, config)));
+    } catch (error) {
+      throw new BadRequestException([`policy: ${(error as Error).message}`]);
+    }
+    await this.refuseOtherTenant(tenant, sessionId);
+    return this.send(sessionId, [createEvent('session.configured', sessionId, config, { tenant })]);
+  }
+
+  async requestCompaction(tenant: string, sessionId: string): Promise<Accepted> {
+    await this.existingSession(tenant, sessionId);
+    return this.send(sessionId, [createEvent('compaction.requested', sessionId, { trigger: 'manual' }, { tenant })]);
+  }
+
+  /** The provider's error text: an overflow asks for an emergency compaction; anything else is 422. */
+  async reportOverflow(
+    tenant: string,
+    sessionId: string,
+    errorText: string,
+  ): Promise<Accepted & Omit<ProviderErrorClassification, 'retryable' | 'status'>> {
+    await this.existingSession(tenant, sessionId);
+    const classification = classifyProviderError(errorText);
+    if (classification.kind !== 'overflow') {
+      throw new UnprocessableEntityException({
+        statusCode: 422,
+        error: 'Unprocessable Entity',
+        message: `not a context overflow but ${describe(classification)}: compacting would not help`,
+        classification,
+      });
+    }
+    const accepted = await this.send(sessionId, [
+      createEvent('compaction.requested', sessionId, { trigger: 'overflow', errorText }, { tenant }),
+    ]);
+    const { kind, provider, actualTokens, limitTokens } = classification;
+    return {
+      ...accepted,
+      kind,
+      ...(provider && { provider }),
+      ...(actualTokens !== undefined && { actualTokens }),
+      ...(limitTokens !== undefined && { limitTokens }),
+    };
+  }
+
+  async requestRevert(
+    tenant: string,
+    sessionId: string,
+    blockId: string,
+  ): Promise<Accepted & { alreadyReverted: boolean }> {
+    await this.existingSession(tenant, sessionId);
+    const block = await findBlock(this.store, tenant, sessionId, blockId);
+    if (!block) throw new NotFoundException(`block ${blockId} not found in session ${sessionId}`);
+    const accepted = await this.send(sessionId, [
+      createEvent('block-revert.requested', sessionId, { blockId }, { tenant }),
+    ]);
+    return { ...accepted, alreadyReverted: !block.active };
+  }
+
+  private async send(sessionId: string, events: AnyEvent[]): Promise<Accepted> {
+    try {
+      const appended = await this.publisher.append(sessionId, events);
+      return { sessionId, ...appended, waitToken: appended.offsets[appended.offsets.length - 1]! };
+    } catch (error) {
+      if (error instanceof ContractViolationError) throw new BadRequestException(error.violations);
+      if (error instanceof AppendTooLargeError) throw new PayloadTooLargeException(error.message);
+      throw error;
+    }
+  }
+
+  private async existingSession(tenant: string, sessionId: string): Promise<void> {
+    if (!(await findSession(this.store, tenant, sessionId)))
+      throw new NotFoundException(`session ${sessionId} not found`);
+  }
+
+  private async refuseOtherTenant(tenant: string, sessionId: string): Promise<void> {
+    if (await ownedByAnotherTenant(this.store, tenant, sessionId))
+      throw new NotFoundException(`session ${sessionId} not found`);
+  }
+}
+
+function describe(c: ProviderErrorClassification): string {
+  const what = {
+    'rate-limit': 'a rate limit',
+    auth: 'an authentication error',
+    network: 'a network error',
+    other: 'another error',
+    overflow: 'an overflow',
+  }[c.kind];
+  return `${what}${c.provider ? ` from ${c.provider}` : ''}${c.status ? ` (HTTP ${c.status})` : ''}${c.retryable ? ', retryable' : ''}`;
+}

@@ -1,0 +1,24 @@
+import type { INestApplication } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { KAFKA_CLIENT, KAFKA_SETTINGS, KafkaEventTransport, type KafkaSettings } from '@ctxledger/kafka';
+import { ProjectionMetrics, projectorGroupId } from './projection.metrics';
+
+/**
+ * The projector's Kafka transport: both streams, whole partition batches, commits after the writes,
+ * poison dead-lettered. `groupId` replaces the deployment's group (the rebuild reads with a group of its own).
+ */
+export function projectorTransport(app: INestApplication, groupId?: string): KafkaEventTransport {
+  const settings = app.get<KafkaSettings>(KAFKA_SETTINGS);
+  const config = app.get(ConfigService);
+  const metrics = app.get(ProjectionMetrics);
+  return new KafkaEventTransport({
+    kafka: app.get(KAFKA_CLIENT),
+    topics: settings.topics,
+    streams: ['sessionEvents', 'blocks'],
+    groupId: groupId ?? projectorGroupId(config, settings),
+    consumerName: 'session-projector',
+    fromBeginning: true,
+    partitionsConsumedConcurrently: config.getOrThrow<number>('PROJECTOR_PARTITIONS_CONCURRENTLY'),
+    onOutcome: (topic, outcome) => metrics.consumeOutcome(topic, outcome),
+  });
+}

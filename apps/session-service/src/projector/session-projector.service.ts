@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import type { BatchHandlerResult, KafkaEventBatch } from '@ctxledger/kafka';
+import { projectBlockStream } from '../read-models/blocks/block-stream.projection';
+import { ReadModelStore } from '../read-models/read-model.store';
+import { projectSessionStream, type PositionedEvent } from '../read-models/sessions/session-stream.projection';
+import { ProjectionProgress } from './projection-progress';
+
+/**
+ * The projector's use case: one partition's batch of a stream → the read model, in one guarded bulk write
+ * per collection. It returns once the writes are durable, so the transport commits only after them; a
+ * failure is retried by the transport; events that can never be applied come back as poison.
+ */
+@Injectable()
+export class SessionProjectorService {
+  constructor(
+    private readonly store: ReadModelStore,
+    private readonly progress: ProjectionProgress,
+  ) {}
+
+  async projectSessionEvents(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
+    const plan = await projectSessionStream(this.store, positioned(batch));
+    this.progress.projected(plan.sessions.map((s) => s.doc._id));
+    return { poison: plan.poison.map((p) => ({ offset: String(p.offset), reason: p.reason })) };
+  }
+
+  async projectBlocks(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
+    const plan = await projectBlockStream(this.store, positioned(batch));
+    this.progress.projected(new Set(plan.blocks.map((b) => b.doc.sessionId)));
+    return { poison: plan.poison.map((p) => ({ offset: String(p.offset), reason: p.reason })) };
+  }
+}
+
+function positioned(batch: KafkaEventBatch): PositionedEvent[] {
+  return batch.events.map((event, i) => ({ event, partition: batch.partition, offset: Number(batch.offsets[i]) }));
+}

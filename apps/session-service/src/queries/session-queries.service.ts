@@ -1,0 +1,140 @@
+import { GatewayTimeoutException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { renderHistory } from '@ctxledger/context-engine';
+import { ProjectionMetrics } from '../projector/projection.metrics';
+import { ProjectionProgress } from '../projector/projection-progress';
+import { blocksOf } from '../read-models/blocks/block.query';
+import { messagesOf } from '../read-models/messages/message.query';
+import { ReadModelStore } from '../read-models/read-model.store';
+import type { SessionDocument } from '../read-models/sessions/session.document';
+import { findSession } from '../read-models/sessions/session.query';
+import type { HistoryQueryDto } from './dto/history-query.dto';
+import type { HistoryResponseDto } from './dto/history-response.dto';
+import { historyView, statsView, type LoadedSession, type StatsView } from './session-view';
+
+/** How often a read waiting for its write looks at the database when no in-process news arrives. */
+const POLL_MS = 50;
+
+/** The read use cases, served from the read model (three indexed queries per read). */
+@Injectable()
+export class SessionQueriesService {
+  private readonly defaultWaitMs: number;
+  private readonly maxWaitMs: number;
+
+  constructor(
+    private readonly store: ReadModelStore,
+    private readonly progress: ProjectionProgress,
+    private readonly metrics: ProjectionMetrics,
+    config: ConfigService,
+  ) {
+    this.defaultWaitMs = config.getOrThrow<number>('READ_YOUR_WRITES_DEFAULT_MS');
+    this.maxWaitMs = config.getOrThrow<number>('READ_YOUR_WRITES_MAX_MS');
+  }
+
+  async history(tenant: string, sessionId: string, query: HistoryQueryDto): Promise<HistoryResponseDto> {
+    const loaded = await this.load(tenant, sessionId, query.after, query.waitMs);
+    const view = historyView(loaded, query.view, query.budget);
+    if (view.compactedOnRead) this.metrics.compactedOnRead.inc();
+    const rendered = renderHistory(view.messages, query.format, { system: loaded.session.config.systemPrompt });
+    const [messages, system] = Array.isArray(rendered)
+      ? [rendered as unknown[], undefined] // the system prompt is the first message
+      : [rendered.messages as unknown[], rendered.system];
+    return {
+      sessionId,
+      view: query.view,
+      format: query.format,
+      messages,
+      ...(system !== undefined && { system }),
+      messageCount: view.messages.length,
+      originalMessageCount: loaded.messages.length,
+      tokens: view.tokens,
+      budget: view.budget,
+      usageRatio: view.budget > 0 ? round(view.tokens / view.budget) : 0,
+      fits: view.fits,
+      ...(view.reason !== undefined && { reason: view.reason }),
+      compactedOnRead: view.compactedOnRead,
+      onReadStages: view.onReadStages,
+      activeBlocks: view.activeBlocks,
+      projectedOffset: String(loaded.session.lastOffset),
+    };
+  }
+
+  async stats(
+    tenant: string,
+    sessionId: string,
+    after?: string,
+    waitMs?: number,
+  ): Promise<StatsView & { projectedOffset: string }> {
+    const loaded = await this.load(tenant, sessionId, after, waitMs);
+    const stats = statsView(loaded);
+    return {
+      ...stats,
+      usageRatio: Number.isFinite(stats.usageRatio) ? round(stats.usageRatio) : stats.usageRatio,
+      projectedOffset: String(loaded.session.lastOffset),
+    };
+  }
+
+  async blocks(tenant: string, sessionId: string, after?: string, waitMs?: number) {
+    const session = await this.sessionAfter(tenant, sessionId, after, waitMs);
+    const docs = await blocksOf(this.store, tenant, sessionId);
+    return {
+      sessionId,
+      blocks: docs.map((d) => ({
+        id: d.blockId,
+        stage: d.block.stage,
+        range: d.block.range,
+        edits: d.block.edits.map((e) => ({ from: e.from, to: e.to, replacementMessages: e.replacement.length })),
+        tokensBefore: d.block.tokensBefore,
+        tokensAfter: d.block.tokensAfter,
+        tokensSaved: d.block.tokensSaved,
+        basedOnPosition: d.block.basedOnPosition,
+        engineVersion: d.block.engineVersion,
+        active: d.active,
+        /** Every message the block covers is projected (else it is not shown yet). */
+        applicable: d.block.range.to < session.messageCount,
+        createdAt: d.createdAt,
+        ...(d.revertedAt !== undefined && { revertedAt: d.revertedAt }),
+      })),
+    };
+  }
+
+  private async load(tenant: string, sessionId: string, after?: string, waitMs?: number): Promise<LoadedSession> {
+    const session = await this.sessionAfter(tenant, sessionId, after, waitMs);
+    const [messages, blocks] = await Promise.all([
+      messagesOf(this.store, sessionId, session.messageCount),
+      blocksOf(this.store, tenant, sessionId),
+    ]);
+    return { session, messages, blocks };
+  }
+
+  /**
+   * The session once its projection reached `after` (a waitToken: the session-stream offset of a write).
+   * Waits at most waitMs (default READ_YOUR_WRITES_DEFAULT_MS, capped at READ_YOUR_WRITES_MAX_MS); then 504.
+   */
+  private async sessionAfter(
+    tenant: string,
+    sessionId: string,
+    after?: string,
+    waitMs?: number,
+  ): Promise<SessionDocument> {
+    const target = after === undefined ? undefined : Number(after);
+    const budget = Math.min(waitMs ?? this.defaultWaitMs, this.maxWaitMs);
+    const deadline = Date.now() + budget;
+    for (;;) {
+      const session = await findSession(this.store, tenant, sessionId);
+      if (session && (target === undefined || session.lastOffset >= target)) return session;
+      if (target === undefined) throw new NotFoundException(`session ${sessionId} not found`);
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new GatewayTimeoutException(
+          `waited ${budget} ms for the read model of session ${sessionId} to reach offset ${after}; ` +
+            (session ? `it has projected up to offset ${session.lastOffset}` : 'the session is not projected yet') +
+            ' — retry, or check the projection lag on /metrics',
+        );
+      }
+      await this.progress.next(sessionId, Math.min(left, POLL_MS));
+    }
+  }
+}
+
+const round = (x: number) => Math.round(x * 10_000) / 10_000;

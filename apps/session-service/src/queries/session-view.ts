@@ -1,0 +1,198 @@
+import { toEngineConfig } from '@ctxledger/contracts';
+import {
+  buildEffectiveEntries,
+  computeBudget,
+  configure,
+  decide,
+  effectiveTotal,
+  evolve,
+  foldEvents,
+  sessionStats,
+  type ChatMessage,
+  type CompactionBlock,
+  type HistoryBudget,
+  type SessionConfig,
+  type SessionEvent,
+  type SessionState,
+  type SessionStats,
+  type Stage,
+} from '@ctxledger/context-engine';
+import type { BlockDocument } from '../read-models/blocks/block.document';
+import type { MessageDocument } from '../read-models/messages/message.document';
+import type { SessionDocument } from '../read-models/sessions/session.document';
+
+/** One session as read from the read model: its document, its messages by position, its blocks by creation. */
+export interface LoadedSession {
+  readonly session: SessionDocument;
+  readonly messages: readonly MessageDocument[];
+  readonly blocks: readonly BlockDocument[];
+}
+
+export interface HistoryView {
+  readonly messages: ChatMessage[];
+  readonly tokens: number;
+  readonly budget: number;
+  readonly fits: boolean;
+  readonly reason?: string;
+  /** The stored view was over the budget and the cheap stages were applied on read (nothing published). */
+  readonly compactedOnRead: boolean;
+  readonly onReadStages: Stage[];
+  readonly activeBlocks: number;
+}
+
+/** A block is shown once every message it covers is projected (a block may arrive before its messages). */
+const covered = (doc: BlockDocument, messageCount: number) => doc.block.range.to < messageCount;
+
+/** The budget of a `budget=N` override: N tokens of history, nothing else reserved. */
+function overrideBudget(tokens: number, state: Pick<SessionState, 'policy'>): HistoryBudget {
+  return computeBudget({ contextWindow: tokens + 1, maxOutputTokens: 1 }, state.policy);
+}
+
+/**
+ * The effective (or full) history with its token count against the budget. Fast path: the stored
+ * originals and active blocks overlaid with the stored token counts. Invariant 1: when the effective view
+ * is over the budget (compaction still in flight), the session's events are folded into an engine state
+ * and a Compact with summaries off is decided on it — the cheap stages, applied on read, never published.
+ */
+export function historyView(loaded: LoadedSession, view: 'effective' | 'full', budgetOverride?: number): HistoryView {
+  const engine = configure(toEngineConfig(loaded.session.config));
+  const { counter } = engine;
+  const originals = loaded.messages.map((m) => m.message);
+  const tokens = loaded.messages.map((m) =>
+    m.tokenProfile === counter.profile.provider ? m.tokens : counter.message(m.message),
+  );
+  const budget = budgetOverride ?? engine.budget.historyBudget;
+  const unusable = budgetOverride === undefined ? engine.budget.unusableReason : undefined;
+  const framing = (n: number) => (n > 0 ? counter.perConversation : 0);
+  const base = { compactedOnRead: false, onReadStages: [] as Stage[] };
+
+  if (view === 'full') {
+    const total = tokens.reduce((a, b) => a + b, 0) + framing(originals.length);
+    const fits = !unusable && total <= budget;
+    return {
+      ...base,
+      messages: originals,
+      tokens: total,
+      budget,
+      fits,
+      ...(!fits && {
+        reason:
+          unusable ?? 'the full view shows every original message; ask for view=effective to get the compacted one',
+      }),
+      activeBlocks: 0,
+    };
+  }
+
+  const active = loaded.blocks.filter((b) => b.active && covered(b, originals.length)).map((b) => b.block);
+  const entries = buildEffectiveEntries(originals, tokens, active, (m) => counter.message(m));
+  const total = entries.reduce((a, e) => a + e.tokens, 0) + framing(entries.length);
+  if (!unusable && total <= budget) {
+    return {
+      ...base,
+      messages: entries.map((e) => e.message),
+      tokens: total,
+      budget,
+      fits: true,
+      activeBlocks: active.length,
+    };
+  }
+  if (unusable) {
+    return {
+      ...base,
+      messages: entries.map((e) => e.message),
+      tokens: total,
+      budget,
+      fits: false,
+      reason: unusable,
+      activeBlocks: active.length,
+    };
+  }
+  return compactOnRead(loaded, budget, budgetOverride);
+}
+
+function compactOnRead(loaded: LoadedSession, budget: number, budgetOverride: number | undefined): HistoryView {
+  const config = toEngineConfig(loaded.session.config);
+  let state = engineState(loaded, { ...config, policy: { ...(config.policy ?? {}), summaries: 'off' } });
+  if (budgetOverride !== undefined) state = { ...state, budget: overrideBudget(budgetOverride, state) };
+  const decided = decide({ type: 'Compact', data: { trigger: 'auto' } }, state);
+  const stages: Stage[] = [];
+  let refusal: string | undefined;
+  for (const event of decided) {
+    if (event.type === 'BlockCreated') {
+      state = evolve(state, event);
+      stages.push(event.data.block.stage);
+    } else if (event.type === 'CompactionRefused') {
+      refusal = `compaction refused (${event.data.reason}): ${event.data.detail}`;
+    } else if (event.type === 'CompactionSkipped' && event.data.reason === 'no-progress') {
+      refusal = 'no stage could shrink the history further (the protected messages alone exceed the budget)';
+    }
+  }
+  const tokens = effectiveTotal(state);
+  const fits = tokens <= budget;
+  const reason = fits ? undefined : (refusal ?? sessionStats(state).reason ?? 'the history is over the budget');
+  return {
+    messages: state.entries.map((e) => e.message),
+    tokens,
+    budget,
+    fits,
+    ...(reason !== undefined && { reason }),
+    compactedOnRead: stages.length > 0,
+    onReadStages: [...new Set(stages)],
+    activeBlocks: state.active.length,
+  };
+}
+
+/**
+ * The engine's state of the session, folded from the read model: the configuration, every message at its
+ * position, and the blocks created and reverted in block-stream order.
+ */
+export function engineState(
+  loaded: LoadedSession,
+  config: SessionConfig = toEngineConfig(loaded.session.config),
+): SessionState {
+  const n = loaded.messages.length;
+  const events: SessionEvent[] = [{ type: 'SessionConfigured', data: { config } }];
+  loaded.messages.forEach((m, position) =>
+    events.push({ type: 'MessageAppended', data: { position, message: m.message } }),
+  );
+  const blockEvents: { offset: number; event: SessionEvent }[] = [];
+  for (const doc of loaded.blocks) {
+    if (!covered(doc, n)) continue;
+    blockEvents.push({
+      offset: doc.createdOffset,
+      event: { type: 'BlockCreated', data: { block: doc.block as CompactionBlock } },
+    });
+    if (!doc.active && doc.revertedOffset !== undefined) {
+      blockEvents.push({
+        offset: doc.revertedOffset,
+        event: { type: 'BlockReverted', data: { blockId: doc.blockId } },
+      });
+    }
+  }
+  blockEvents.sort((a, b) => a.offset - b.offset);
+  return foldEvents(loaded.session._id, [...events, ...blockEvents.map((b) => b.event)]);
+}
+
+export interface StatsView extends SessionStats {
+  readonly blocks: {
+    readonly total: number;
+    readonly active: number;
+    readonly reverted: number;
+    readonly pending: number;
+  };
+}
+
+export function statsView(loaded: LoadedSession): StatsView {
+  const stats = sessionStats(engineState(loaded));
+  const n = loaded.messages.length;
+  return {
+    ...stats,
+    blocks: {
+      total: loaded.blocks.length,
+      active: loaded.blocks.filter((b) => b.active && covered(b, n)).length,
+      reverted: loaded.blocks.filter((b) => !b.active).length,
+      /** Stored blocks whose messages are not all projected yet. */
+      pending: loaded.blocks.filter((b) => b.active && !covered(b, n)).length,
+    },
+  };
+}

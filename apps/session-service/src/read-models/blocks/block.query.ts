@@ -1,0 +1,17 @@
+import type { ReadModelStore } from '../read-model.store';
+import { blockDocumentId, type BlockDocument } from './block.document';
+
+/** Every block of a session of this tenant (active and reverted), in creation order. */
+export function blocksOf(store: ReadModelStore, tenant: string, sessionId: string): Promise<BlockDocument[]> {
+  return store.blocks.find({ sessionId, tenant }).sort({ sessionId: 1, createdOffset: 1 }).toArray();
+}
+
+export async function findBlock(
+  store: ReadModelStore,
+  tenant: string,
+  sessionId: string,
+  blockId: string,
+): Promise<BlockDocument | null> {
+  const doc = await store.blocks.findOne({ _id: blockDocumentId(sessionId, blockId) });
+  return doc && doc.tenant === tenant ? doc : null;
+}

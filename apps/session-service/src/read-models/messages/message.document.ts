@@ -1,0 +1,22 @@
+import type { ChatMessage } from '@ctxledger/context-engine';
+
+/**
+ * One original message of a session at its position. Immutable once written. `_id` is
+ * `<sessionId>/<position>` ('/' is not allowed in ids, so it cannot be ambiguous).
+ */
+export interface MessageDocument {
+  readonly _id: string;
+  readonly sessionId: string;
+  readonly tenant: string;
+  readonly position: number;
+  readonly message: ChatMessage;
+  /** Estimated tokens of the message under `tokenProfile` (recounted on read if the session's provider changed). */
+  readonly tokens: number;
+  readonly tokenProfile: string;
+  readonly clientMessageId?: string;
+  /** Session-stream offset of the `message.appended` event. */
+  readonly offset: number;
+  readonly time: string;
+}
+
+export const messageDocumentId = (sessionId: string, position: number): string => `${sessionId}/${position}`;

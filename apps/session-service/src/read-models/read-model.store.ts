@@ -1,0 +1,48 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectConnection } from '@nestjs/mongoose';
+import type { Connection, mongo } from 'mongoose';
+import type { BlockDocument } from './blocks/block.document';
+import type { MessageDocument } from './messages/message.document';
+import type { SessionDocument } from './sessions/session.document';
+import { COLLECTIONS } from './storable';
+
+/**
+ * The read model's collections (native driver, through the one Mongoose connection) and their indexes.
+ * Only plain unique/compound indexes: FerretDB v1 has no partial or TTL ones.
+ */
+@Injectable()
+export class ReadModelStore implements OnModuleInit {
+  constructor(@InjectConnection() private readonly connection: Connection) {}
+
+  async onModuleInit(): Promise<void> {
+    await ensureReadModelIndexes(this.db);
+  }
+
+  get db(): mongo.Db {
+    const db = this.connection.db;
+    if (!db) throw new Error('MongoDB is not connected');
+    return db;
+  }
+
+  get sessions(): mongo.Collection<SessionDocument> {
+    return this.db.collection<SessionDocument>(COLLECTIONS.sessions);
+  }
+
+  get messages(): mongo.Collection<MessageDocument> {
+    return this.db.collection<MessageDocument>(COLLECTIONS.messages);
+  }
+
+  get blocks(): mongo.Collection<BlockDocument> {
+    return this.db.collection<BlockDocument>(COLLECTIONS.blocks);
+  }
+}
+
+export async function ensureReadModelIndexes(db: mongo.Db): Promise<void> {
+  await db.collection(COLLECTIONS.messages).createIndexes([
+    { key: { sessionId: 1, position: 1 }, name: 'session_position', unique: true },
+    { key: { sessionId: 1, clientMessageId: 1 }, name: 'session_client_message_id' },
+  ]);
+  await db
+    .collection(COLLECTIONS.blocks)
+    .createIndexes([{ key: { sessionId: 1, createdOffset: 1 }, name: 'session_created_offset' }]);
+}
