@@ -2,7 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { counterFor, estimateMessagesTokens, type ChatMessage } from '@ctxledger/context-engine';
+import {
+  counterFor,
+  estimateMessagesTokens,
+  findToolPairViolations,
+  type ChatMessage,
+} from '@ctxledger/context-engine';
 import { parseTranscripts } from '../../tools/replay/input';
 import {
   floorPositions,
@@ -105,6 +110,29 @@ withData('replay on ../shared/data/sessions.jsonl', () => {
     const b = replayText(data!, { budgetRatio: 0.25 });
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
     expect(JSON.stringify(a)).toBe(JSON.stringify(at(0.25)));
+  });
+
+  it('at every user message (--every-turn, ratio 0.25): no orphan the input does not have, the new ask verbatim at the end', () => {
+    const sessions = [...parseTranscripts(data!)].flatMap((p) => (p.ok ? [p.session] : []));
+    const problems: string[] = [];
+    for (const session of sessions) {
+      const inputIds = new Set(
+        findToolPairViolations(session.messages, { allowPendingTail: true }).map((v) =>
+          'toolCallId' in v ? v.toolCallId : undefined,
+        ),
+      );
+      const r = replaySession(session, { budgetRatio: 0.25, everyTurn: true });
+      for (const t of r.turns!) {
+        const fresh = findToolPairViolations(t.effective, { allowPendingTail: true }).filter(
+          (v) => !('toolCallId' in v) || !inputIds.has(v.toolCallId),
+        );
+        if (fresh.length > 0) problems.push(`${session.id} @${t.index}: ${JSON.stringify(fresh)}`);
+        if (JSON.stringify(t.effective[t.effective.length - 1]) !== JSON.stringify(session.messages[t.index])) {
+          problems.push(`${session.id} @${t.index}: the user message is not the verbatim last message`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('records the effective history at each user message with --every-turn', () => {
