@@ -5,10 +5,13 @@ import type { PositionedEvent } from '../sessions/session-stream.projection';
 import type { BlockDocument } from './block.document';
 import { blockDocumentIdOf, evolveBlock } from './block.evolve';
 
+/**
+ * The block stream's projection depends only on the block stream: a block document carries the tenant of
+ * its event and is shown only to that tenant. (Refusing a block of another tenant than its session's would
+ * depend on which stream was projected first, and the projection must not depend on that.)
+ */
 export interface BlockStreamSnapshot {
   readonly blocks: ReadonlyMap<string, BlockDocument>;
-  /** Tenants of the sessions already projected (a block may arrive before its session). */
-  readonly sessionTenants: ReadonlyMap<string, string>;
 }
 
 export interface BlockStreamPlan {
@@ -24,13 +27,8 @@ export function planBlockStream(records: readonly PositionedEvent[], snapshot: B
   const poison: { offset: number; reason: string }[] = [];
   for (const { event, offset } of records) {
     const id = blockDocumentIdOf(event);
-    const tenant = snapshot.sessionTenants.get(event.sessionId);
     if (!id) {
       poison.push({ offset, reason: `${event.type} does not belong on the block stream` });
-      continue;
-    }
-    if (tenant !== undefined && tenant !== event.tenant) {
-      poison.push({ offset, reason: `session ${event.sessionId} belongs to another tenant than "${event.tenant}"` });
       continue;
     }
     const evolution = evolveBlock(current.get(id) ?? null, { event, offset });
@@ -51,15 +49,8 @@ export async function projectBlockStream(
   records: readonly PositionedEvent[],
 ): Promise<BlockStreamPlan> {
   const ids = [...new Set(records.flatMap((r) => blockDocumentIdOf(r.event) ?? []))];
-  const sessionIds = [...new Set(records.map((r) => r.event.sessionId))];
-  const [blocks, sessions] = await Promise.all([
-    store.blocks.find({ _id: { $in: ids } }).toArray(),
-    store.sessions.find({ _id: { $in: sessionIds } }, { projection: { tenant: 1 } }).toArray(),
-  ]);
-  const plan = planBlockStream(records, {
-    blocks: new Map(blocks.map((b) => [b._id, b])),
-    sessionTenants: new Map(sessions.map((s) => [s._id, s.tenant])),
-  });
+  const blocks = await store.blocks.find({ _id: { $in: ids } }).toArray();
+  const plan = planBlockStream(records, { blocks: new Map(blocks.map((b) => [b._id, b])) });
   if (plan.blocks.length > 0) {
     const ops: mongo.AnyBulkWriteOperation<BlockDocument>[] = plan.blocks.map(({ doc, existed }) =>
       existed
