@@ -286,6 +286,19 @@ describe('replay configuration', () => {
     expect(s.budget.outputReserve).toBe(4096);
   });
 
+  it('an empty session replays and fits', () => {
+    const r = replaySession({ id: 'empty', messages: [] }, { budgetRatio: 0.5 });
+    expect(r).toMatchObject({
+      messagesBefore: 0,
+      messagesAfter: 0,
+      tokensBefore: 0,
+      tokensAfter: 0,
+      fits: true,
+      orphans: 0,
+      floorKept: true,
+    });
+  });
+
   it('otherwise takes the window from --context-window or the provider/model registry', () => {
     expect(startSession(session(msgs), { contextWindow: 50_000, maxOutputTokens: 10_000 }).budget.historyBudget).toBe(
       40_000,

@@ -7,7 +7,8 @@
  * Each session (one per line, the format of ../shared/data/README.md) is appended message by message
  * through the engine's decider, summary requests answered by the offline deterministic summarizer. The
  * JSON report goes to --out (or to stdout when --out is not given); the progress bar goes to stderr and
- * the summary table to stdout (to stderr when the report itself is on stdout). Exit code 1 when a line
+ * the summary table to stdout (to stderr when the report itself is on stdout; use `npm run -s replay` then,
+ * or npm prints its banner into the JSON). Exit code 1 when a line
  * was bad or the engine failed on a session (the report is still written), 2 on a usage error.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -188,7 +188,7 @@ export function sessionConfig(session: TranscriptSession, options: ReplayOptions
     // and size the window so that the budget is exactly ratio × the session's own estimated size.
     const counter = counterFor({ provider: base.provider, model: base.model, tokenizer: base.tokenizer });
     const full = estimateMessagesTokens(session.messages, counter);
-    const budget = Math.max(0, Math.floor(options.budgetRatio * full));
+    const budget = Math.max(1, Math.floor(options.budgetRatio * full)); // ≥ 1: an empty session fits
     const reserve = options.maxOutputTokens ?? 0;
     return { ...base, contextWindow: budget + reserve, maxOutputTokens: reserve };
   }
