@@ -39,6 +39,7 @@ const contextFor = (state: SessionState, entries: readonly EffectiveEntry[], tar
   basedOnPosition: state.originals.length - 1,
   protection: computeTailProtection(entries, state.policy.tail, state.budget.historyBudget),
   suppressedIds: state.reverted,
+  activeIds: state.active,
 });
 
 function step(state: SessionState, pass: Pass, target: number, fn: StageFn): CompactionBlock | null {
@@ -156,12 +157,12 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
       if (trigger === 'auto') {
         if (effective <= b.thresholdTokens) return []; // O(1): the common case on every append
         const g = state.guard;
-        const grown = state.rawTokens - g.lastAttemptRaw >= state.policy.guard.retryAfterGrowthRatio * b.historyBudget;
+        // The guards protect the threshold, never the budget: over the budget we always try.
+        const grown = effective > b.historyBudget || state.rawTokens - g.lastAttemptRaw >= state.policy.guard.retryAfterGrowthRatio * b.historyBudget;
         if (!grown && g.noOpStreak >= state.policy.guard.maxConsecutiveNoOps) {
           return [{ type: 'CompactionRefused', data: { trigger, reason: 'no-progress-guard', detail: `${g.noOpStreak} consecutive compactions changed nothing` } }];
         }
-        // The ineffective-compaction guard protects the threshold, never the budget: over the budget we act.
-        if (!grown && effective <= b.historyBudget && g.ineffectiveStreak >= state.policy.guard.maxIneffectiveCompactions) {
+        if (!grown && g.ineffectiveStreak >= state.policy.guard.maxIneffectiveCompactions) {
           return [{ type: 'CompactionRefused', data: { trigger, reason: 'compaction-limit', detail: `${g.ineffectiveStreak} compactions in a row left the history over the threshold` } }];
         }
         if (state.pendingSummary && effective <= b.historyBudget) return [{ type: 'CompactionSkipped', data: { trigger, reason: 'summary-pending' } }];

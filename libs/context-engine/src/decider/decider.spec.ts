@@ -70,7 +70,7 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
 
   it('two consecutive no-op compactions block further automatic ones until the session grows', () => {
     const r = startSession('s5', { contextWindow: 2000, maxOutputTokens: 0, policy: { guard: { retryAfterGrowthRatio: 0.5 } } });
-    append(r, user(text(8000))); // one verbatim user message over the whole budget: nothing can be done
+    append(r, user(text(5000))); // one verbatim user message over the threshold: nothing can be done
     expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
     expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
     expect(compact(r)).toEqual([expect.objectContaining({ type: 'CompactionRefused', data: expect.objectContaining({ reason: 'no-progress-guard' }) })]);
@@ -78,8 +78,8 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
     expect(compact(r)[0]?.type).toBe('CompactionRefused');
     append(r, user('next question')); // a new turn re-arms the guard
     expect(compact(r)[0]?.type).toBe('CompactionSkipped');
-    expect(sessionStats(r.state).fits).toBe(false);
-    expect(sessionStats(r.state).reason).toBeDefined();
+    // Over the threshold but inside the budget: it still fits.
+    expect(sessionStats(r.state).fits).toBe(true);
   });
 
   it('refuses after 3 compactions in a row that leave the history over the threshold; a dip does not reset it', () => {

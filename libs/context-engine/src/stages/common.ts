@@ -20,6 +20,8 @@ export interface StageContext {
   readonly protection: TailProtection;
   /** Block ids that were reverted: never re-emitted automatically (the user asked for the originals). */
   readonly suppressedIds?: ReadonlySet<string>;
+  /** Active block ids: a block with the same id would be a no-op for the overlay, so it is never emitted. */
+  readonly activeIds?: readonly string[];
 }
 
 /** Tokens of a view including the per-conversation framing. */
@@ -49,7 +51,7 @@ export function makeBlock(ctx: StageContext, stage: Stage, edits: BlockEdit[]): 
   for (const e of sorted) for (const m of e.replacement) after += ctx.counter.message(m);
   if (after >= before) return null;
   const id = blockId(ctx.sessionId, stage, sorted);
-  if (ctx.suppressedIds?.has(id)) return null;
+  if (ctx.suppressedIds?.has(id) || ctx.activeIds?.includes(id)) return null;
   return {
     id,
     sessionId: ctx.sessionId,

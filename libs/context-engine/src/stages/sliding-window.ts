@@ -59,5 +59,5 @@ export function slidingWindow(ctx: StageContext, options: { fraction?: number } 
     }
   }
   if (cut === undefined || cut <= keepFirst) return null;
-  return makeBlock(ctx, 'sliding-window', [{ from: entries[keepFirst]!.from, to: entries[cut - 1]!.to, replacement: [truncationMarker(cut - keepFirst)] }]);
+  return makeBlock(ctx, 'sliding-window', [{ from: entries[keepFirst]!.from, to: entries[cut - 1]!.to, replacement: [truncationMarker(entries[cut - 1]!.to - entries[keepFirst]!.from + 1)] }]);
 }

@@ -1,0 +1,221 @@
+/**
+ * DESIGN.md invariants 1-6 as properties over generated agent sessions (parallel calls, huge outputs,
+ * repeated reads of the same and different paths, long single turns, missing results), checked at every
+ * append + decide.
+ */
+import fc from 'fast-check';
+import type { SessionConfig, SessionEvent } from '../model/events';
+import { isConversational, type ChatMessage } from '../model/message';
+import { isOriginal } from '../overlay';
+import { append, command, compact, startSession, text, type Replay } from '../testing/fixtures';
+import { auditToolPairs } from '../turns';
+import { effectiveHistory, effectiveTotal, evolve, foldEvents, recount, sessionStats } from '.';
+
+interface CallSpec {
+  tool: 'read' | 'bash' | 'edit' | 'skill' | 'grep';
+  path: '/a.ts' | '/b.ts' | '/c.ts';
+  ranged: boolean;
+  size: number;
+  error: boolean;
+}
+interface StepSpec {
+  calls: CallSpec[];
+  reverse: boolean;
+  text: number | null;
+  dropResult: boolean;
+}
+interface TurnSpec {
+  userChars: number;
+  steps: StepSpec[];
+  reply: number | null;
+}
+interface SessionSpec {
+  system: number | null;
+  turns: TurnSpec[];
+  window: number;
+  summaries: 'on' | 'off';
+  answer: 'complete' | 'fail' | 'leave' | 'late';
+  provider: 'anthropic' | 'openai';
+}
+
+const arbSize = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 0, max: 600 }) },
+  { weight: 3, arbitrary: fc.integer({ min: 600, max: 6000 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 6000, max: 40_000 }) },
+);
+const arbCall: fc.Arbitrary<CallSpec> = fc.record({
+  tool: fc.constantFrom('read', 'read', 'bash', 'edit', 'skill', 'grep'),
+  path: fc.constantFrom('/a.ts', '/b.ts', '/c.ts'),
+  ranged: fc.boolean(),
+  size: arbSize,
+  error: fc.double({ min: 0, max: 1, noNaN: true }).map((x) => x < 0.1),
+});
+const arbStep: fc.Arbitrary<StepSpec> = fc.record({
+  calls: fc.array(arbCall, { minLength: 1, maxLength: 3 }),
+  reverse: fc.boolean(),
+  text: fc.option(fc.integer({ min: 0, max: 200 })),
+  dropResult: fc.double({ min: 0, max: 1, noNaN: true }).map((x) => x < 0.05),
+});
+const arbTurn: fc.Arbitrary<TurnSpec> = fc.record({
+  userChars: fc.integer({ min: 1, max: 400 }),
+  steps: fc.array(arbStep, { maxLength: 8 }),
+  reply: fc.option(fc.integer({ min: 1, max: 400 })),
+});
+export const arbSession: fc.Arbitrary<SessionSpec> = fc.record({
+  system: fc.option(fc.integer({ min: 10, max: 2000 })),
+  turns: fc.array(arbTurn, { minLength: 1, maxLength: 10 }),
+  window: fc.integer({ min: 3000, max: 40_000 }),
+  summaries: fc.constantFrom('on', 'off'),
+  answer: fc.constantFrom('complete', 'fail', 'leave', 'late'),
+  provider: fc.constantFrom('anthropic', 'openai'),
+});
+
+function buildMessages(spec: SessionSpec): ChatMessage[] {
+  const msgs: ChatMessage[] = [];
+  if (spec.system !== null) msgs.push({ role: 'system', content: text(spec.system, 99) });
+  spec.turns.forEach((turn, t) => {
+    msgs.push({ role: 'user', content: `ask ${t} ${text(turn.userChars, t)}` });
+    turn.steps.forEach((step, s) => {
+      const calls = step.calls.map((c, k) => ({
+        id: `c${t}_${s}_${k}`,
+        name: c.tool,
+        arguments: JSON.stringify(c.tool === 'bash' || c.tool === 'grep' ? { command: `run ${c.path}` } : { path: c.path, ...(c.ranged ? { offset: 10, limit: 20 } : {}) }),
+      }));
+      msgs.push({ role: 'assistant', content: step.text === null ? '' : text(step.text, s), toolCalls: calls });
+      const last = t === spec.turns.length - 1 && s === turn.steps.length - 1;
+      const results = step.calls.map((c, k) => ({
+        role: 'tool' as const,
+        toolCallId: calls[k]!.id,
+        toolName: c.tool,
+        content: c.error ? `Error: failed ${c.path}` : `${c.path}\n${text(c.size, t * 31 + s * 7 + k)}`,
+        ...(c.error ? { isError: true } : {}),
+      }));
+      const kept = step.dropResult || last ? results.slice(0, results.length - 1) : results;
+      msgs.push(...(step.reverse ? [...kept].reverse() : kept));
+    });
+    if (turn.reply !== null) msgs.push({ role: 'assistant', content: `reply ${t} ${text(turn.reply, t + 5)}` });
+  });
+  return msgs;
+}
+
+const configOf = (spec: SessionSpec): SessionConfig => ({
+  provider: spec.provider,
+  contextWindow: spec.window,
+  maxOutputTokens: 0,
+  policy: { summaries: spec.summaries },
+});
+
+/** Positions of the last user message, the last assistant text reply and the last 6 conversational originals. */
+function mustStay(originals: readonly ChatMessage[]): { lastUser: number; lastReply: number; floor: number[] } {
+  let lastUser = -1;
+  let lastReply = -1;
+  const floor: number[] = [];
+  for (let i = originals.length - 1; i >= 0; i--) {
+    const m = originals[i]!;
+    if (lastUser < 0 && m.role === 'user') lastUser = i;
+    if (lastReply < 0 && m.role === 'assistant' && !m.toolCalls?.length && m.content.trim()) lastReply = i;
+    if (floor.length < 6 && isConversational(m)) floor.push(i);
+  }
+  return { lastUser, lastReply, floor };
+}
+
+function checkInvariants(r: Replay, created: readonly SessionEvent[], before: ChatMessage[], step: number): void {
+  const s = r.state;
+  const view = effectiveHistory(s);
+  const stats = sessionStats(s);
+  // 1. Fits, or says why (and then no stage could do more).
+  if (!stats.fits) {
+    expect(stats.reason).toBeTruthy();
+    const more = command({ state: s, events: [] }, { type: 'Compact', data: { trigger: 'manual' } });
+    expect(more.filter((e) => e.type === 'BlockCreated')).toEqual([]);
+  }
+  // 2. No orphan result, no duplicate; calls lose no result they had.
+  const audit = auditToolPairs(view);
+  expect(audit.orphanResults).toEqual([]);
+  expect(audit.duplicateResults).toEqual([]);
+  const originalUnanswered = new Set(auditToolPairs(s.originals).unansweredCalls);
+  for (const id of audit.unansweredCalls) expect(originalUnanswered.has(id)).toBe(true);
+  // 3. Last user message, last reply and (unless a last-resort stage is visible) the floor are verbatim.
+  const shown = new Set(s.entries.filter(isOriginal).map((e) => e.from));
+  const { lastUser, lastReply, floor } = mustStay(s.originals);
+  if (lastUser >= 0) expect(shown.has(lastUser)).toBe(true);
+  if (lastReply >= 0) expect(shown.has(lastReply)).toBe(true);
+  const lastResort = s.entries.some((e) => e.stage === 'keep-within-budget' || e.stage === 'emergency');
+  if (!lastResort) for (const p of floor) expect(shown.has(p)).toBe(true);
+  const firstNonSystem = view.find((m) => m.role !== 'system');
+  if (s.originals.find((m) => m.role !== 'system')?.role === 'user') expect(firstNonSystem?.role).toBe('user');
+  // 4. Reverting what this step created restores exactly the view before it.
+  const blocks = created.flatMap((e) => (e.type === 'BlockCreated' ? [e.data.block] : []));
+  if (blocks.length) {
+    let reverted = s;
+    for (const b of [...blocks].reverse()) reverted = evolve(reverted, { type: 'BlockReverted', data: { blockId: b.id } });
+    expect(effectiveHistory(reverted)).toEqual(before);
+  }
+  // 6. Never grows.
+  for (const b of blocks) {
+    expect(b.tokensSaved).toBeGreaterThan(0);
+    expect(b.tokensSaved).toBe(b.tokensBefore - b.tokensAfter);
+  }
+  for (const e of created) if (e.type === 'CompactionCompleted' && e.data.blockIds.length > 0) expect(e.data.tokensAfter).toBeLessThan(e.data.tokensBefore);
+  // Incremental totals equal a full recount (every few steps: the recount is O(history)).
+  if (step % 7 === 0) {
+    const full = recount(s);
+    expect(s.rawTokens).toBe(full.rawTokens);
+    expect(s.effectiveTokens).toBe(full.effectiveTokens);
+    expect(s.entries).toEqual(full.entries);
+  }
+}
+
+export function simulate(spec: SessionSpec, check: boolean): Replay {
+  const r = startSession('prop', configOf(spec));
+  const late: { id: string; due: number }[] = [];
+  buildMessages(spec).forEach((m, step) => {
+    append(r, m);
+    const before = effectiveHistory(r.state);
+    const tokensBefore = effectiveTotal(r.state);
+    const created: SessionEvent[] = [...compact(r)];
+    for (const e of created) {
+      if (e.type !== 'SummaryRequested') continue;
+      const id = e.data.request.requestId;
+      if (spec.answer === 'complete') created.push(...command(r, { type: 'CompleteSummary', data: { requestId: id, summary: `summary of ${e.data.request.messages.length} messages` } }));
+      else if (spec.answer === 'fail') created.push(...command(r, { type: 'FailSummary', data: { requestId: id, reason: 'provider 503' } }));
+      else if (spec.answer === 'late') late.push({ id, due: step + 3 });
+    }
+    for (const l of late.filter((x) => x.due === step)) {
+      created.push(...command(r, { type: 'CompleteSummary', data: { requestId: l.id, summary: `late summary ${l.id}` } }));
+    }
+    if (check) {
+      checkInvariants(r, created, before, step);
+      if (created.some((e) => e.type === 'BlockCreated')) expect(effectiveTotal(r.state)).toBeLessThan(tokensBefore);
+    }
+  });
+  return r;
+}
+
+describe('engine invariants over generated agent sessions', () => {
+  it('hold at every append + decide (1-4, 6, incremental totals)', () => {
+    fc.assert(
+      fc.property(arbSession, (spec) => {
+        simulate(spec, true);
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  it('are deterministic: same events → same blocks (ids) and view; a refold gives the same projection (5)', () => {
+    fc.assert(
+      fc.property(arbSession, (spec) => {
+        const a = simulate(spec, false);
+        const b = simulate(spec, false);
+        expect(b.events).toEqual(a.events);
+        const folded = foldEvents('prop', a.events);
+        expect(effectiveHistory(folded)).toEqual(effectiveHistory(a.state));
+        expect(folded.active).toEqual(a.state.active);
+        // Redelivering every event is harmless (idempotent projection).
+        const twice = foldEvents('prop', a.events.flatMap((e) => (e.type === 'SessionConfigured' ? [e] : [e, e])));
+        expect(effectiveHistory(twice)).toEqual(effectiveHistory(a.state));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
