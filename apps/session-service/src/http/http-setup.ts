@@ -1,15 +1,34 @@
-import { ValidationPipe, type INestApplication, type ValidationPipeOptions } from '@nestjs/common';
+import { BadRequestException, ValidationPipe, type INestApplication, type ValidationPipeOptions } from '@nestjs/common';
+import type { ValidationError } from 'class-validator';
 import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 
-/** Every HTTP body and query is validated like this: unknown fields refused, 400 naming each bad field. */
+/**
+ * Every HTTP body and query is validated like this: unknown fields refused, 400 with one `path: reason`
+ * per violation (`messages.1.content: must be a string`), the same shape as the dead-letter reasons.
+ */
 export const VALIDATION_OPTIONS: ValidationPipeOptions = {
   whitelist: true,
   forbidNonWhitelisted: true,
   forbidUnknownValues: true,
   transform: true,
+  exceptionFactory: (errors) => new BadRequestException(flattenViolations(errors)),
 };
+
+export function flattenViolations(errors: readonly ValidationError[], path = ''): string[] {
+  const out: string[] = [];
+  for (const error of errors) {
+    const here = path ? `${path}.${error.property}` : error.property;
+    for (const message of Object.values(error.constraints ?? {})) {
+      out.push(
+        `${here}: ${message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message}`,
+      );
+    }
+    out.push(...flattenViolations(error.children ?? [], here));
+  }
+  return out;
+}
 
 /** Body-size limit, validation, and the OpenAPI document at /v1/docs (JSON at /v1/docs-json). */
 export function configureHttp(app: INestApplication): void {

@@ -51,20 +51,21 @@ export class ProjectionMetrics implements OnModuleDestroy {
       registers,
     });
     const lag = new Map<string, { events: number; seconds: number }>();
-    const refresh = async () => {
-      try {
-        await withTimeout(
-          (async () => {
-            for (const s of STREAMS) lag.set(s, await this.measure(groupId, s));
-          })(),
-          2000,
-        );
-      } catch (error) {
-        this.admin?.then((a) => a.disconnect()).catch(() => undefined);
-        this.admin = undefined;
-        this.logger.warn(`could not measure the projection lag: ${(error as Error).message}`);
-      }
-    };
+    // One measurement per scrape, shared by both gauges (the registry collects them concurrently).
+    let measuring: Promise<void> | undefined;
+    const refresh = () =>
+      (measuring ??= withTimeout(
+        (async () => {
+          for (const s of STREAMS) lag.set(s, await this.measure(groupId, s));
+        })(),
+        2000,
+      )
+        .catch((error: unknown) => {
+          this.admin?.then((a) => a.disconnect()).catch(() => undefined);
+          this.admin = undefined;
+          this.logger.warn(`could not measure the projection lag: ${(error as Error).message}`);
+        })
+        .finally(() => setTimeout(() => (measuring = undefined), 100)));
     new Gauge({
       name: 'ctxledger_projection_lag_events',
       help: 'Records of each stream not yet projected into the read model',
@@ -80,7 +81,8 @@ export class ProjectionMetrics implements OnModuleDestroy {
       help: 'How long each stream has been behind (0 when the read model is up to date)',
       labelNames: ['stream'],
       registers,
-      collect() {
+      async collect() {
+        await refresh();
         for (const [stream, l] of lag) this.set({ stream }, l.seconds);
       },
     });
