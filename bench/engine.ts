@@ -17,7 +17,7 @@
  * Prints a table and writes bench/results/engine.json.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import Table from 'cli-table3';
 import { Command, InvalidArgumentError } from 'commander';
@@ -33,7 +33,12 @@ const median = (xs: readonly number[]): number => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
-const now = (): number => Number(process.hrtime.bigint()) / 1000; // µs
+const now = (): number => Number(process.hrtime.bigint()) / 1000; // µs, wall clock
+/** µs of CPU this process used (user + system): robust to other processes competing for the cores. */
+const cpuNow = (): number => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 
 interface AppendRun {
   /** µs of each append (index = messages before it). */
@@ -42,9 +47,16 @@ interface AppendRun {
   readonly compactions: Uint16Array;
   /** Active blocks (the overlay's size) after each append. */
   readonly activeBlocks: Uint32Array;
+  /** CPU µs used so far, taken before the append at each marked index (and at the end). */
+  readonly cpuAt: ReadonlyMap<number, number>;
 }
 
-function timeAppends(messages: readonly ChatMessage[], config: SessionConfig, seed: number): AppendRun {
+function timeAppends(
+  messages: readonly ChatMessage[],
+  config: SessionConfig,
+  seed: number,
+  marks: ReadonlySet<number> = new Set(),
+): AppendRun {
   const session = { id: `bench-${seed}`, messages };
   let state = startSession(session, {
     provider: config.provider,
@@ -55,7 +67,9 @@ function timeAppends(messages: readonly ChatMessage[], config: SessionConfig, se
   const compactions = new Uint16Array(messages.length);
   const activeBlocks = new Uint32Array(messages.length);
   const tally = newTally();
+  const cpuAt = new Map<number, number>();
   for (let i = 0; i < messages.length; i++) {
+    if (marks.has(i)) cpuAt.set(i, cpuNow());
     const before = tally.compactions;
     const t0 = now();
     state = appendAndCompact(state, messages[i]!, tally);
@@ -63,13 +77,16 @@ function timeAppends(messages: readonly ChatMessage[], config: SessionConfig, se
     compactions[i] = tally.compactions - before;
     activeBlocks[i] = state.active.length;
   }
-  return { times, compactions, activeBlocks };
+  cpuAt.set(messages.length, cpuNow());
+  return { times, compactions, activeBlocks, cpuAt };
 }
 
 interface BandResult {
   readonly size: number;
-  /** Median over repetitions of the mean µs per append in the band (the appends from N/2 to N by default). */
+  /** Median over repetitions of the mean µs per append in the band (the appends from N/2 to N by default), wall clock. */
   readonly meanUs: number;
+  /** The same in CPU time of this process (the headline: other processes on the machine do not inflate it). */
+  readonly meanCpuUs: number;
   /** Median over repetitions of the median µs per append in the band. */
   readonly medianUs: number;
   /** Median over repetitions of the p99 µs per append in the band. */
@@ -83,10 +100,14 @@ interface BandResult {
   readonly activeBlocks: number;
 }
 
+const bandStart = (size: number, width: number): number =>
+  width > 0 ? Math.max(0, size - width) : Math.floor(size / 2);
+
 function bands(runs: readonly AppendRun[], sizes: readonly number[], width: number): BandResult[] {
   return sizes.map((size) => {
-    const from = width > 0 ? Math.max(0, size - width) : Math.floor(size / 2);
+    const from = bandStart(size, width);
     const means: number[] = [];
+    const cpuMeans = runs.map((r) => (r.cpuAt.get(size)! - r.cpuAt.get(from)!) / (size - from));
     const medians: number[] = [];
     const p99s: number[] = [];
     const comps: number[] = [];
@@ -117,6 +138,7 @@ function bands(runs: readonly AppendRun[], sizes: readonly number[], width: numb
     return {
       size,
       meanUs: median(means),
+      meanCpuUs: median(cpuMeans),
       medianUs: median(medians),
       p99Us: median(p99s),
       compactionsInBand: median(comps),
@@ -176,10 +198,11 @@ function main(argv: readonly string[]): void {
   // Warm-up: one untimed pass per mode so that the JIT has compiled the hot paths before the first band.
   for (const m of modes) timeAppends(syntheticSession(Math.min(maxSize, 3000), 7), m.config, 7);
 
+  const marks = new Set(o.sizes.flatMap((size) => [bandStart(size, o.band), size]));
   const appendResults = modes.map((m) => {
     const runs = sessions.map((s, r) => {
       process.stderr.write(`  ${m.name}: repetition ${r + 1}/${o.reps}\n`);
-      return timeAppends(s, m.config, 1000 + r);
+      return timeAppends(s, m.config, 1000 + r, marks);
     });
     const b = bands(runs, o.sizes, o.band);
     const total = runs.map((r) => r.times.reduce((a, x) => a + x, 0) / r.times.length);
@@ -187,6 +210,7 @@ function main(argv: readonly string[]): void {
       mode: m.name,
       config: m.config,
       bands: b,
+      ratioLastToFirstCpu: b[b.length - 1]!.meanCpuUs / b[0]!.meanCpuUs,
       ratioLastToFirst: b[b.length - 1]!.meanUs / b[0]!.meanUs,
       ratioLastToFirstMedian: b[b.length - 1]!.medianUs / b[0]!.medianUs,
       ratioLastToFirstCompacting:
@@ -206,31 +230,41 @@ function main(argv: readonly string[]): void {
     { name: 'replay, --budget-ratio 0.5', options: { budgetRatio: 0.5 } },
     { name: 'replay, --budget-ratio 0.25', options: { budgetRatio: 0.25 } },
   ];
-  const parseMs: number[] = [];
-  const replayMs: number[][] = replayModes.map(() => []);
-  let sink = 0;
-  const parseOnce = () => {
-    const t0 = now();
-    for (const l of lines) sink += (JSON.parse(l) as { messages: unknown[] }).messages.length;
-    return (now() - t0) / 1000;
+  /** [wall ms, CPU ms] of one call. */
+  const measure = (f: () => void): [number, number] => {
+    const w = now();
+    const c = cpuNow();
+    f();
+    return [(now() - w) / 1000, (cpuNow() - c) / 1000];
   };
-  parseOnce();
+  const parse: [number, number][] = [];
+  const replays: [number, number][][] = replayModes.map(() => []);
+  let sink = 0;
+  const parseAll = () => {
+    for (const l of lines) sink += (JSON.parse(l) as { messages: unknown[] }).messages.length;
+  };
+  parseAll();
   replayModes.forEach((m) => replayText(text, m.options)); // warm-up
-  for (let r = 0; r < Math.max(o.reps, 5); r++) {
-    parseMs.push(parseOnce());
-    replayModes.forEach((m, i) => {
-      const t0 = now();
-      sink += replayText(text, m.options).totals.blocks;
-      replayMs[i]!.push((now() - t0) / 1000);
-    });
+  const rounds = Math.max(o.reps, 5);
+  for (let r = 0; r < rounds; r++) {
+    process.stderr.write(`  replay vs JSON.parse: round ${r + 1}/${rounds}\n`);
+    parse.push(measure(parseAll));
+    replayModes.forEach((m, i) => replays[i]!.push(measure(() => (sink += replayText(text, m.options).totals.blocks))));
   }
-  const parseMedian = median(parseMs);
-  const replayResults = replayModes.map((m, i) => ({
-    mode: m.name,
-    medianMs: median(replayMs[i]!),
-    ratioToJsonParse: median(replayMs[i]!) / parseMedian,
-    runsMs: replayMs[i]!,
-  }));
+  const parseWall = median(parse.map((x) => x[0]));
+  const parseCpu = median(parse.map((x) => x[1]));
+  const replayResults = replayModes.map((m, i) => {
+    const wall = median(replays[i]!.map((x) => x[0]));
+    const cpu = median(replays[i]!.map((x) => x[1]));
+    return {
+      mode: m.name,
+      medianWallMs: wall,
+      medianCpuMs: cpu,
+      ratioToJsonParseCpu: cpu / parseCpu,
+      ratioToJsonParseWall: wall / parseWall,
+      runs: replays[i]!,
+    };
+  });
 
   const t1 = new Table({
     head: [
@@ -242,24 +276,58 @@ function main(argv: readonly string[]): void {
   });
   for (const a of appendResults) {
     t1.push([
-      `${a.mode}\nmean µs/append (median, p99)\nnon-compacting / compacting appends: mean µs [count]\nactive blocks at that size`,
-      ...a.bands.map(
-        (b) =>
-          `${b.meanUs.toFixed(1)}\n(${b.medianUs.toFixed(1)}, ${b.p99Us.toFixed(0)})\n${b.plainAppendUs.toFixed(1)} / ${b.compactingAppendUs === null ? '-' : b.compactingAppendUs.toFixed(0)} [${b.compactionsInBand}]\n${b.activeBlocks}`,
+      [
+        a.mode,
+        '  mean CPU µs per append',
+        '  wall µs per append: mean (median, p99)',
+        '  wall µs: non-compacting / compacting append [compactions]',
+        '  active blocks at N',
+      ].join('\n'),
+      ...a.bands.map((b) =>
+        [
+          '',
+          b.meanCpuUs.toFixed(1),
+          `${b.meanUs.toFixed(1)} (${b.medianUs.toFixed(1)}, ${b.p99Us.toFixed(0)})`,
+          `${b.plainAppendUs.toFixed(1)} / ${b.compactingAppendUs === null ? '-' : b.compactingAppendUs.toFixed(0)} [${b.compactionsInBand}]`,
+          String(b.activeBlocks),
+        ].join('\n'),
       ),
-      `${a.ratioLastToFirst.toFixed(2)}× (mean)\n${a.ratioLastToFirstMedian.toFixed(2)}× (median)${a.ratioLastToFirstCompacting === null ? '' : `\n${a.ratioLastToFirstCompacting.toFixed(2)}× (compacting appends)`}`,
+      [
+        '',
+        `${a.ratioLastToFirstCpu.toFixed(2)}× (mean CPU)`,
+        `${a.ratioLastToFirst.toFixed(2)}× (mean wall), ${a.ratioLastToFirstMedian.toFixed(2)}× (median)`,
+        a.ratioLastToFirstCompacting === null ? '' : `${a.ratioLastToFirstCompacting.toFixed(2)}× (compacting appends)`,
+      ].join('\n'),
     ]);
   }
   const t2 = new Table({
-    head: [`${lines.length} sessions, ${(text.length / 1e6).toFixed(2)} MB`, 'median ms', 'ratio to JSON.parse'],
+    head: [
+      `${lines.length} sessions, ${(text.length / 1e6).toFixed(2)} MB`,
+      'median CPU ms',
+      'ratio to JSON.parse (CPU)',
+      'median wall ms',
+      'ratio (wall)',
+    ],
     style: { head: [], border: [] },
   });
-  t2.push(['JSON.parse of every line', parseMedian.toFixed(1), '1.00×']);
-  for (const r of replayResults) t2.push([r.mode, r.medianMs.toFixed(1), `${r.ratioToJsonParse.toFixed(1)}×`]);
+  t2.push(['JSON.parse of every line', parseCpu.toFixed(1), '1.00×', parseWall.toFixed(1), '1.00×']);
+  for (const r of replayResults) {
+    t2.push([
+      r.mode,
+      r.medianCpuMs.toFixed(1),
+      `${r.ratioToJsonParseCpu.toFixed(1)}×`,
+      r.medianWallMs.toFixed(1),
+      `${r.ratioToJsonParseWall.toFixed(1)}×`,
+    ]);
+  }
   console.log(t1.toString());
   console.log(t2.toString());
   console.log(
-    `(${o.reps} repetitions, band = ${o.band > 0 ? `the ${o.band} appends ending at each size` : 'the appends from N/2 to N for each size N'}; node ${process.version}; ${cpus()[0]?.model ?? 'cpu?'}; sink ${sink % 10})`,
+    `(load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(
+        ' ',
+      )} on ${cpus().length} cores; ${o.reps} repetitions, band = ${o.band > 0 ? `the ${o.band} appends ending at each size` : 'the appends from N/2 to N for each size N'}; node ${process.version}; ${cpus()[0]?.model ?? 'cpu?'}; sink ${sink % 10})`,
   );
 
   const results = {
@@ -268,13 +336,16 @@ function main(argv: readonly string[]): void {
     node: process.version,
     cpu: cpus()[0]?.model,
     measuredAt: new Date().toISOString(),
+    loadAverage: loadavg(),
+    cores: cpus().length,
     perAppend: { sessionMessages: maxSize, repetitions: o.reps, bandWidth: o.band, modes: appendResults },
     replayVsJsonParse: {
       file: o.data,
       bytes: Buffer.byteLength(text),
       sessions: lines.length,
-      jsonParseMedianMs: parseMedian,
-      parseRunsMs: parseMs,
+      jsonParseMedianCpuMs: parseCpu,
+      jsonParseMedianWallMs: parseWall,
+      parseRuns: parse,
       modes: replayResults,
     },
   };
