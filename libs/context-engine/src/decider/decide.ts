@@ -62,7 +62,7 @@ function cheapFallback(state: SessionState, pass: Pass, target: number, limit: n
   if (state.policy.stages.slidingWindow && over(state, pass, limit)) step(state, pass, target, (c) => slidingWindow(c));
   if (over(state, pass, limit)) step(state, pass, target, keepWithinBudget);
   if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, (c) => splitTurn(c, 1, true));
-  if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, truncateToolOutputs);
+  if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, (c) => truncateToolOutputs(c, true));
 }
 
 function offlineSummary(state: SessionState, pass: Pass, target: number): void {

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../model/message';
 import type { Stage } from '../model/block';
 import { buildEffectiveEntries, isOriginal, type EffectiveEntry } from '../overlay';
+import { computeTailProtection } from '../stages';
 import { effectiveTotal, rawTotal, type SessionState } from './state';
 
 /** The effective history: what to send to the model (before provider rendering). */
@@ -53,10 +54,11 @@ export function sessionStats(state: SessionState): SessionStats {
   if (!fits) {
     reason =
       b.unusableReason ??
+      protectedOverBudget(state) ??
       state.lastNoOpReason ??
       (state.pendingSummary
         ? 'a summary is pending; the cheap stages could not bring the history under the budget'
-        : 'the history is over the budget and has not been compacted yet');
+        : 'the history is over the budget and no compaction has brought it under yet');
   }
   return {
     sessionId: state.sessionId,
@@ -76,6 +78,25 @@ export function sessionStats(state: SessionState): SessionStats {
     savedByStage,
     summaryPending: state.pendingSummary !== undefined,
   };
+}
+
+/** Explain an over-budget history by what compaction may not touch, when that alone is over the budget. */
+function protectedOverBudget(state: SessionState): string | undefined {
+  const entries = state.entries;
+  const p = computeTailProtection(entries, state.policy.tail, state.budget.historyBudget);
+  let head = 0;
+  for (let i = 0; i < p.headEnd; i++) head += entries[i]!.tokens;
+  let from = p.lastUser < 0 ? entries.length : p.lastUser;
+  for (const v of p.verbatim) from = Math.min(from, v);
+  while (from > p.headEnd && from < entries.length && entries[from]!.message.role !== 'user') from--;
+  let kept = 0;
+  for (let i = Math.max(from, p.headEnd); i < entries.length; i++) kept += entries[i]!.tokens;
+  if (head + kept + state.counter.perConversation <= state.budget.historyBudget) return undefined;
+  return (
+    `the pinned system messages (${head} tokens) and the turns that must stay verbatim after compaction ` +
+    `(${kept} tokens: the current turn, the last reply and the floor of recent conversational messages) ` +
+    `alone exceed the ${state.budget.historyBudget}-token history budget`
+  );
 }
 
 /** Full recount from scratch (for tests: the incremental totals must equal it). */

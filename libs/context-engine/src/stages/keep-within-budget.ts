@@ -8,12 +8,17 @@ export const compactedMarker = (removed: number, why: string): ChatMessage => ({
   content: `${COMPACTED_MARKER}: ${removed} messages removed ${why}]`,
 });
 
-/** The latest view index at which a turn-safe cut still keeps the last user message and the last reply. */
+/**
+ * The latest view index at which a turn-safe cut still keeps everything that must stay verbatim: the last
+ * user message, the last reply and the conversational floor (invariant 3 holds even for the last resorts).
+ */
 export function latestTurnSafeCut(ctx: StageContext): number {
   const { entries, protection } = ctx;
   let limit = protection.lastUser < 0 ? entries.length : protection.lastUser;
-  if (protection.lastReply >= 0 && protection.lastReply < limit) {
-    let t = protection.lastReply;
+  let earliest = limit;
+  for (const v of protection.verbatim) earliest = Math.min(earliest, v);
+  if (earliest < limit) {
+    let t = earliest;
     while (t > protection.headEnd && entries[t]!.message.role !== 'user') t--;
     limit = Math.min(limit, t);
   }

@@ -8,7 +8,8 @@ import { makeBlock, truncateHeadTail, type StageContext } from './common';
  * budget (so small budgets are served too). Also truncates the tail's oversized tool bodies that tail
  * protection demoted (seed 001: the floor may not blow the tail past 1.5× its budget).
  */
-export function truncateToolOutputs(ctx: StageContext): CompactionBlock | null {
+export function truncateToolOutputs(ctx: StageContext, force = false): CompactionBlock | null {
+  if (force) return truncateEverything(ctx);
   const { entries, policy, budget, counter, protection } = ctx;
   const shareTokens = Math.max(200, Math.floor(budget.historyBudget * policy.truncate.budgetShare));
   const edits: BlockEdit[] = [];
@@ -26,6 +27,28 @@ export function truncateToolOutputs(ctx: StageContext): CompactionBlock | null {
     const content = truncateHeadTail(m.content, maxChars, policy.truncate.maxLines);
     if (content.length >= m.content.length) return;
     const replacement = { ...m, content };
+    if (counter.message(replacement) >= e.tokens) return;
+    edits.push({ from: e.from, to: e.to, replacement: [replacement] });
+  });
+  return makeBlock(ctx, 'truncate', edits);
+}
+
+/** Tool bodies are cut to this many characters by the last-resort pass. */
+export const LAST_RESORT_TOOL_CHARS = 400;
+
+/**
+ * Last resort when the history is still over the budget: every tool body (already truncated ones too, but
+ * not the unconsumed results) is cut head+tail to LAST_RESORT_TOOL_CHARS characters.
+ */
+function truncateEverything(ctx: StageContext): CompactionBlock | null {
+  const { entries, counter, protection } = ctx;
+  const edits: BlockEdit[] = [];
+  entries.forEach((e, i) => {
+    const m = e.message;
+    if (m.role !== 'tool' || protection.unconsumed.has(i)) return;
+    if (!isOriginal(e) && e.stage !== 'truncate') return;
+    if (m.content.length <= LAST_RESORT_TOOL_CHARS + 100) return;
+    const replacement = { ...m, content: truncateHeadTail(m.content, LAST_RESORT_TOOL_CHARS, 20) };
     if (counter.message(replacement) >= e.tokens) return;
     edits.push({ from: e.from, to: e.to, replacement: [replacement] });
   });
