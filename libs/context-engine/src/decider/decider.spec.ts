@@ -299,3 +299,31 @@ describe('decider: determinism, idempotence, incremental totals', () => {
     expect(decide({ type: 'FailSummary', data: { requestId: 'nope', reason: 'x' } }, s)).toEqual([]);
   });
 });
+
+describe('decider: the summarized span never takes everything (SCENARIOS #12, #15, #22)', () => {
+  it('keeps at least keepRecentMin messages and the whole last turn out of the span', () => {
+    const r = startSession('s19', { contextWindow: 10_000, maxOutputTokens: 0, policy: { tail: { budgetRatio: 0.001, conversationalFloor: 1 } } });
+    let req;
+    for (const m of chatSession(20)) {
+      append(r, m);
+      req ??= ofType(compact(r), 'SummaryRequested')[0]?.data.request;
+    }
+    expect(req).toBeDefined();
+    const n = req!.basedOnPosition + 1;
+    expect(req!.range.to).toBeLessThan(n - 4);
+    expect(r.state.originals[req!.range.to + 1]!.role).toBe('user'); // the kept part starts with the ask, not a dangling reply
+    const lastUser = r.state.originals.slice(0, n).map((m) => m.role).lastIndexOf('user');
+    expect(req!.range.to).toBeLessThan(lastUser);
+  });
+
+  it('a resumed session re-submitting its last user message keeps the summary (Roo #11487)', () => {
+    const r = replayAll('s20', { contextWindow: 10_000, maxOutputTokens: 0 }, chatSession(12), () => 'kept summary');
+    const summaries = () => r.state.entries.filter((e) => e.stage === 'summary').length;
+    expect(summaries()).toBe(1);
+    const lastUser = [...r.state.originals].reverse().find((m) => m.role === 'user')!;
+    append(r, lastUser);
+    compact(r);
+    expect(summaries()).toBe(1);
+    expect(effectiveHistory(r.state)[effectiveHistory(r.state).length - 1]).toEqual(lastUser);
+  });
+});
