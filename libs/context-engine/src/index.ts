@@ -13,4 +13,4 @@ export * from './decider';
 export * from './repair';
 export * from './errors';
 export * from './render';
-// summarizer/: add `export * from './summarizer';` once it has an index.ts.
+export * from './summarizer';
