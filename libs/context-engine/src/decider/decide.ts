@@ -17,6 +17,7 @@ import {
   viewTokens,
   type StageContext,
 } from '../stages';
+import { classifyProviderError } from '../errors';
 import { evolve } from './evolve';
 import { effectiveTotal, type SessionState } from './state';
 
@@ -76,10 +77,32 @@ function offlineSummary(state: SessionState, pass: Pass, target: number): void {
  * Run the pipeline on the state's view. `mode` 'normal' may request a summary; 'offline' uses the digest.
  * Events: BlockCreated…, SummaryRequested?, BlockCreated…, then CompactionCompleted or CompactionSkipped.
  */
-function compact(state: SessionState, trigger: CompactionTrigger, mode: 'normal' | 'offline', pass: Pass = { entries: state.entries, blocks: [], events: [] }): SessionEvent[] {
+/**
+ * How much the provider's own count exceeds our estimate, from the numbers an overflow error states
+ * ("resulted in 150000 tokens"): our estimate of the whole prompt is history + fixed overhead. ≥ 1.
+ */
+export function overflowUnderestimate(state: SessionState, errorText?: string): number {
+  if (!errorText) return 1;
+  const c = classifyProviderError(errorText);
+  if (c.kind !== 'overflow' || !c.actualTokens) return 1;
+  const ours = viewTokens(state.entries, state.counter) + state.budget.fixedOverhead;
+  return ours > 0 ? Math.max(1, Math.min(4, c.actualTokens / ours)) : 1;
+}
+
+function compact(
+  state: SessionState,
+  trigger: CompactionTrigger,
+  mode: 'normal' | 'offline',
+  pass: Pass = { entries: state.entries, blocks: [], events: [] },
+  errorText?: string,
+): SessionEvent[] {
   const b = state.budget;
   const before = viewTokens(state.entries, state.counter);
-  const target = trigger === 'overflow' ? Math.min(b.targetTokens, Math.floor(b.historyBudget * state.policy.emergency.targetRatio)) : b.targetTokens;
+  // After an overflow the provider proved our estimate low: aim at 70 % of the budget, in its units.
+  const target =
+    trigger === 'overflow'
+      ? Math.floor(Math.min(b.targetTokens, b.historyBudget * state.policy.emergency.targetRatio) / overflowUnderestimate(state, errorText))
+      : b.targetTokens;
   const st = state.policy.stages;
   if (trigger === 'overflow') step(state, pass, target, emergencyDrop);
   const cheap: [boolean, StageFn][] = [
@@ -169,7 +192,7 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
       } else if (trigger === 'manual' && effective <= b.targetTokens) {
         return [{ type: 'CompactionSkipped', data: { trigger, reason: 'fits' } }];
       }
-      return compact(state, trigger, 'normal');
+      return compact(state, trigger, 'normal', undefined, command.data.errorText);
     }
     case 'CompleteSummary': {
       const pending = state.pendingSummary;

@@ -3,6 +3,7 @@ import type { ChatMessage } from '../model/message';
 import { append, apply, assistant, calls, command, compact, replayAll, result, startSession, system, text, toolCall, user } from '../testing/fixtures';
 import { auditToolPairs } from '../turns';
 import { decide, effectiveHistory, evolve, foldEvents, initialSessionState, recount, sessionStats } from '.';
+import { overflowUnderestimate } from './decide';
 
 const ofType = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T) =>
   events.filter((e): e is Extract<SessionEvent, { type: T }> => e.type === type);
@@ -241,6 +242,23 @@ describe('decider: overflow, roles, chained compactions', () => {
     // 10 turns; the last 3 hold the conversational floor; half of the 7 older ones (rounded up) are dropped.
     expect(turnsLeft).toBeLessThanOrEqual(6);
     expect(sessionStats(r.state).effectiveTokens).toBeLessThanOrEqual(Math.floor(r.state.budget.historyBudget * 0.7));
+  });
+
+  it('uses the numbers of the overflow error to correct an estimate that undershot', () => {
+    const build = () => {
+      const r = startSession('s14b', { contextWindow: 100_000, maxOutputTokens: 0, policy: { summaries: 'off' } });
+      for (const m of agentSession(30, 3000)) append(r, m);
+      return r;
+    };
+    const ours = sessionStats(build().state).effectiveTokens;
+    const plain = build();
+    command(plain, { type: 'Compact', data: { trigger: 'overflow', errorText: 'prompt is too long' } });
+    const informed = build();
+    const text = `This model's maximum context length is 100000 tokens. However, your messages resulted in ${ours * 2} tokens.`;
+    expect(overflowUnderestimate(informed.state, text)).toBeCloseTo(2, 1);
+    command(informed, { type: 'Compact', data: { trigger: 'overflow', errorText: text } });
+    expect(sessionStats(informed.state).effectiveTokens).toBeLessThan(sessionStats(plain.state).effectiveTokens);
+    expect(sessionStats(informed.state).effectiveTokens).toBeLessThanOrEqual(Math.floor((informed.state.budget.historyBudget * 0.7) / 2) + 1);
   });
 
   it('keeps a user message and a valid first role after compaction (SCENARIOS #23)', () => {
