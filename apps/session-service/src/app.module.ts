@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule } from '@ctxledger/platform';
 import { CommandsModule } from './commands/commands.module';
 import { SessionServiceEnv } from './config/session-service.env';
@@ -18,8 +18,16 @@ export const SESSION_SERVICE = 'session-service';
 })
 export class AppModule {}
 
-/** The projector alone (the rebuild command): no HTTP use case, no producer of session events. */
-@Module({
-  imports: [PlatformModule.forService({ serviceName: SESSION_SERVICE, env: SessionServiceEnv }), ProjectorModule],
-})
-export class ProjectorOnlyModule {}
+/**
+ * The projector alone (the rebuild command): no HTTP use case, no producer of session events. A function,
+ * so the environment is read when it is called (the rebuild points MONGODB_URI at its target first).
+ */
+@Module({})
+export class ProjectorOnlyModule {
+  static create(): DynamicModule {
+    return {
+      module: ProjectorOnlyModule,
+      imports: [PlatformModule.forService({ serviceName: SESSION_SERVICE, env: SessionServiceEnv }), ProjectorModule],
+    };
+  }
+}

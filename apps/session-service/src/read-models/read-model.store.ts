@@ -37,12 +37,30 @@ export class ReadModelStore implements OnModuleInit {
   }
 }
 
-export async function ensureReadModelIndexes(db: mongo.Db): Promise<void> {
-  await db.collection(COLLECTIONS.messages).createIndexes([
+const INDEXES: Record<string, mongo.IndexDescription[]> = {
+  [COLLECTIONS.messages]: [
     { key: { sessionId: 1, position: 1 }, name: 'session_position', unique: true },
     { key: { sessionId: 1, clientMessageId: 1 }, name: 'session_client_message_id' },
-  ]);
-  await db
-    .collection(COLLECTIONS.blocks)
-    .createIndexes([{ key: { sessionId: 1, createdOffset: 1 }, name: 'session_created_offset' }]);
+  ],
+  [COLLECTIONS.blocks]: [{ key: { sessionId: 1, createdOffset: 1 }, name: 'session_created_offset' }],
+};
+
+/**
+ * Creates the missing indexes one by one. (FerretDB 1.24 drops the connection when `createIndexes` is given
+ * several indexes that already exist, so existing ones are never asked for again.)
+ */
+export async function ensureReadModelIndexes(db: mongo.Db): Promise<void> {
+  for (const [collection, indexes] of Object.entries(INDEXES)) {
+    const existing = new Set(
+      await db
+        .collection(collection)
+        .listIndexes()
+        .toArray()
+        .then((list) => list.map((i) => i.name as string))
+        .catch(() => [] as string[]), // the collection does not exist yet
+    );
+    for (const index of indexes) {
+      if (!existing.has(index.name!)) await db.collection(collection).createIndexes([index]);
+    }
+  }
 }

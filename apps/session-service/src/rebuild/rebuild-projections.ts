@@ -46,7 +46,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<void>
     options.database,
   );
   process.env.PORT ??= '0';
-  const app = await NestFactory.create(ProjectorOnlyModule, { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(ProjectorOnlyModule.create(), { logger: ['error', 'warn'] });
   await app.init();
   const store = app.get(ReadModelStore);
   const kafka = app.get<Kafka>(KAFKA_CLIENT);
@@ -55,6 +55,11 @@ export async function rebuildProjections(options: RebuildOptions): Promise<void>
   await admin.connect();
   const groupId = `${settings.topicPrefix}.session-rebuild.${options.database}.${Date.now()}`;
   try {
+    if (store.db.databaseName !== options.database) {
+      throw new Error(
+        `connected to database ${store.db.databaseName}, not ${options.database}: refusing to write there`,
+      );
+    }
     for (const name of ['sessions', 'messages', 'blocks'] as const) {
       const n = await store[name].estimatedDocumentCount();
       if (n > 0)
