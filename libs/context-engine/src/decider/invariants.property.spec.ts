@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import type { SessionConfig, SessionEvent } from '../model/events';
 import { isConversational, type ChatMessage } from '../model/message';
 import { isOriginal } from '../overlay';
-import { append, command, compact, startSession, text, type Replay } from '../testing/fixtures';
+import { append, apply, command, compact, startSession, text, type Replay } from '../testing/fixtures';
+import { counterFor, estimateMessagesTokens } from '../tokens';
 import { auditToolPairs } from '../turns';
 import { effectiveHistory, effectiveTotal, evolve, foldEvents, recount, sessionStats } from '.';
 
@@ -32,42 +33,49 @@ interface TurnSpec {
 interface SessionSpec {
   system: number | null;
   turns: TurnSpec[];
+  /** The window as a share of the session's own estimated size (at least 1 500 tokens). */
   window: number;
   summaries: 'on' | 'off';
   answer: 'complete' | 'fail' | 'leave' | 'late';
   provider: 'anthropic' | 'openai';
+  /** Steps (mod the session length) at which the user reverts the newest active block. */
+  reverts: number[];
+  /** Steps at which the agent reports a provider overflow. */
+  overflows: number[];
 }
 
 const arbSize = fc.oneof(
-  { weight: 6, arbitrary: fc.integer({ min: 0, max: 600 }) },
-  { weight: 3, arbitrary: fc.integer({ min: 600, max: 6000 }) },
-  { weight: 1, arbitrary: fc.integer({ min: 6000, max: 40_000 }) },
+  { weight: 4, arbitrary: fc.integer({ min: 0, max: 600 }) },
+  { weight: 4, arbitrary: fc.integer({ min: 600, max: 6000 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 6000, max: 40_000 }) },
 );
 const arbCall: fc.Arbitrary<CallSpec> = fc.record({
   tool: fc.constantFrom('read', 'read', 'bash', 'edit', 'skill', 'grep'),
   path: fc.constantFrom('/a.ts', '/b.ts', '/c.ts'),
   ranged: fc.boolean(),
   size: arbSize,
-  error: fc.double({ min: 0, max: 1, noNaN: true }).map((x) => x < 0.1),
+  error: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
 });
 const arbStep: fc.Arbitrary<StepSpec> = fc.record({
   calls: fc.array(arbCall, { minLength: 1, maxLength: 3 }),
   reverse: fc.boolean(),
   text: fc.option(fc.integer({ min: 0, max: 200 })),
-  dropResult: fc.double({ min: 0, max: 1, noNaN: true }).map((x) => x < 0.05),
+  dropResult: fc.constantFrom(...Array<boolean>(19).fill(false), true),
 });
 const arbTurn: fc.Arbitrary<TurnSpec> = fc.record({
   userChars: fc.integer({ min: 1, max: 400 }),
-  steps: fc.array(arbStep, { maxLength: 8 }),
+  steps: fc.array(arbStep, { maxLength: 8, size: 'medium' }),
   reply: fc.option(fc.integer({ min: 1, max: 400 })),
 });
 export const arbSession: fc.Arbitrary<SessionSpec> = fc.record({
   system: fc.option(fc.integer({ min: 10, max: 2000 })),
-  turns: fc.array(arbTurn, { minLength: 1, maxLength: 10 }),
-  window: fc.integer({ min: 3000, max: 40_000 }),
+  turns: fc.array(arbTurn, { minLength: 1, maxLength: 10, size: 'medium' }),
+  window: fc.double({ min: 0.15, max: 1.2, noNaN: true }),
   summaries: fc.constantFrom('on', 'off'),
   answer: fc.constantFrom('complete', 'fail', 'leave', 'late'),
   provider: fc.constantFrom('anthropic', 'openai'),
+  reverts: fc.array(fc.nat(80), { maxLength: 3 }),
+  overflows: fc.array(fc.nat(120), { maxLength: 2 }),
 });
 
 function buildMessages(spec: SessionSpec): ChatMessage[] {
@@ -100,7 +108,7 @@ function buildMessages(spec: SessionSpec): ChatMessage[] {
 
 const configOf = (spec: SessionSpec): SessionConfig => ({
   provider: spec.provider,
-  contextWindow: spec.window,
+  contextWindow: Math.max(1500, Math.floor(spec.window * estimateMessagesTokens(buildMessages(spec), counterFor({ provider: spec.provider })))),
   maxOutputTokens: 0,
   policy: { summaries: spec.summaries },
 });
@@ -171,8 +179,14 @@ export function simulate(spec: SessionSpec, check: boolean): Replay {
   buildMessages(spec).forEach((m, step) => {
     append(r, m);
     const before = effectiveHistory(r.state);
-    const tokensBefore = effectiveTotal(r.state);
-    const created: SessionEvent[] = [...compact(r)];
+    const created: SessionEvent[] = [];
+    if (spec.reverts.includes(step) && r.state.active.length > 0) {
+      // A user revert: not part of this step's "created" (the view before it is the reference below).
+      apply(r, [{ type: 'BlockReverted', data: { blockId: r.state.active[r.state.active.length - 1]! } }]);
+      before.splice(0, before.length, ...effectiveHistory(r.state));
+    }
+    const tokensBeforeStep = effectiveTotal(r.state);
+    created.push(...(spec.overflows.includes(step) ? command(r, { type: 'Compact', data: { trigger: 'overflow', errorText: 'prompt is too long' } }) : compact(r)));
     for (const e of created) {
       if (e.type !== 'SummaryRequested') continue;
       const id = e.data.request.requestId;
@@ -185,7 +199,7 @@ export function simulate(spec: SessionSpec, check: boolean): Replay {
     }
     if (check) {
       checkInvariants(r, created, before, step);
-      if (created.some((e) => e.type === 'BlockCreated')) expect(effectiveTotal(r.state)).toBeLessThan(tokensBefore);
+      if (created.some((e) => e.type === 'BlockCreated')) expect(effectiveTotal(r.state)).toBeLessThan(tokensBeforeStep);
     }
   });
   return r;
