@@ -19,7 +19,10 @@ import {
 } from '../stages';
 import { classifyProviderError } from '../errors';
 import { evolve } from './evolve';
+import { refusalText } from './refusal';
 import { effectiveTotal, type SessionState } from './state';
+
+type RefusalReason = Extract<SessionEvent, { type: 'CompactionRefused' }>['data']['reason'];
 
 type StageFn = (ctx: StageContext) => CompactionBlock | null;
 
@@ -163,18 +166,17 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
     case 'Compact': {
       const { trigger } = command.data;
       const b = state.budget;
-      if (b.unusableReason) return [{ type: 'CompactionRefused', data: { trigger, reason: 'budget-unusable', detail: b.unusableReason } }];
+      // A refusal is recorded once; repeating it on every automatic check would only add noise.
+      const refuse = (reason: RefusalReason, detail: string): SessionEvent[] =>
+        trigger === 'auto' && state.lastNoOpReason === refusalText(reason, detail)
+          ? []
+          : [{ type: 'CompactionRefused', data: { trigger, reason, detail } }];
+      if (b.unusableReason) return refuse('budget-unusable', b.unusableReason);
       if (b.overheadOverThreshold) {
-        return [
-          {
-            type: 'CompactionRefused',
-            data: {
-              trigger,
-              reason: 'fixed-overhead-over-threshold',
-              detail: `system prompt + tool definitions (${b.fixedOverhead} tokens) alone reach the ${state.policy.thresholdRatio} threshold of ${b.availableInput} available input tokens`,
-            },
-          },
-        ];
+        return refuse(
+          'fixed-overhead-over-threshold',
+          `system prompt + tool definitions (${b.fixedOverhead} tokens) alone reach the ${state.policy.thresholdRatio} threshold of ${b.availableInput} available input tokens`,
+        );
       }
       const effective = effectiveTotal(state);
       if (trigger === 'auto') {
@@ -183,12 +185,13 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
         // The guards protect the threshold, never the budget: over the budget we always try.
         const grown = effective > b.historyBudget || state.rawTokens - g.lastAttemptRaw >= state.policy.guard.retryAfterGrowthRatio * b.historyBudget;
         if (!grown && g.noOpStreak >= state.policy.guard.maxConsecutiveNoOps) {
-          return [{ type: 'CompactionRefused', data: { trigger, reason: 'no-progress-guard', detail: `${g.noOpStreak} consecutive compactions changed nothing` } }];
+          return refuse('no-progress-guard', `${g.noOpStreak} consecutive compactions changed nothing`);
         }
         if (!grown && g.ineffectiveStreak >= state.policy.guard.maxIneffectiveCompactions) {
-          return [{ type: 'CompactionRefused', data: { trigger, reason: 'compaction-limit', detail: `${g.ineffectiveStreak} compactions in a row left the history over the threshold` } }];
+          return refuse('compaction-limit', `${g.ineffectiveStreak} compactions in a row left the history over the threshold`);
         }
-        if (state.pendingSummary && effective <= b.historyBudget) return [{ type: 'CompactionSkipped', data: { trigger, reason: 'summary-pending' } }];
+        // Waiting for the summarizer inside the budget is the expected state: nothing to record.
+        if (state.pendingSummary && effective <= b.historyBudget) return [];
       } else if (trigger === 'manual' && effective <= b.targetTokens) {
         return [{ type: 'CompactionSkipped', data: { trigger, reason: 'fits' } }];
       }

@@ -65,8 +65,12 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
   it('refuses when system + tools alone reach the threshold instead of compacting again and again', () => {
     const r = startSession('s4', { contextWindow: 40_000, maxOutputTokens: 0, systemPromptTokens: 30_000, toolDefinitionTokens: 3_564 });
     for (const m of agentSession(3)) append(r, m);
-    for (let i = 0; i < 5; i++) expect(compact(r)).toEqual([expect.objectContaining({ type: 'CompactionRefused', data: expect.objectContaining({ reason: 'fixed-overhead-over-threshold' }) })]);
+    expect(compact(r)).toEqual([expect.objectContaining({ type: 'CompactionRefused', data: expect.objectContaining({ reason: 'fixed-overhead-over-threshold' }) })]);
+    // Said once: later automatic checks record nothing, a manual request hears it again.
+    for (let i = 0; i < 5; i++) expect(compact(r)).toEqual([]);
+    expect(compact(r, 'manual')[0]).toMatchObject({ type: 'CompactionRefused', data: { reason: 'fixed-overhead-over-threshold' } });
     expect(r.state.blocks.size).toBe(0);
+    expect(sessionStats(r.state).reason ?? '').toBe('');
   });
 
   it('two consecutive no-op compactions block further automatic ones until the session grows', () => {
@@ -75,8 +79,9 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
     expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
     expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
     expect(compact(r)).toEqual([expect.objectContaining({ type: 'CompactionRefused', data: expect.objectContaining({ reason: 'no-progress-guard' }) })]);
-    append(r, assistant('ok')); // small growth: still refused
-    expect(compact(r)[0]?.type).toBe('CompactionRefused');
+    append(r, assistant('ok')); // small growth: still refused (and not repeated)
+    expect(compact(r)).toEqual([]);
+    expect(r.events.filter((e) => e.type === 'CompactionSkipped' || e.type === 'CompactionRefused')).toHaveLength(3);
     append(r, user('next question')); // a new turn re-arms the guard
     expect(compact(r)[0]?.type).toBe('CompactionSkipped');
     // Over the threshold but inside the budget: it still fits.
@@ -103,7 +108,10 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
     apply(r, [{ type: 'SessionConfigured', data: { config: { contextWindow: 1_000_000, maxOutputTokens: 0, policy } } }]);
     expect(compact(r)).toEqual([]);
     apply(r, [{ type: 'SessionConfigured', data: { config: { contextWindow: 3500, maxOutputTokens: 0, policy } } }]);
-    expect(compact(r)[0]).toMatchObject({ type: 'CompactionRefused', data: { reason: 'compaction-limit' } });
+    // Still refused (already said once, so nothing new is recorded) and the streak was not reset.
+    expect(compact(r)).toEqual([]);
+    expect(r.state.guard.ineffectiveStreak).toBeGreaterThanOrEqual(3);
+    expect(sessionStats(r.state).reason).toBeUndefined();
   });
 });
 

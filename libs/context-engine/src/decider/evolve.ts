@@ -1,6 +1,7 @@
 import type { CompactionBlock } from '../model/block';
 import type { SessionEvent } from '../model/events';
 import { assertLaminar, buildEffectiveEntries } from '../overlay';
+import { refusalText } from './refusal';
 import { configure, type SessionState } from './state';
 
 const rebuild = (s: SessionState, active: readonly string[], blocks: ReadonlyMap<string, CompactionBlock>): Pick<SessionState, 'entries' | 'effectiveTokens'> => {
@@ -85,7 +86,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
           }
         : state;
     case 'CompactionRefused':
-      return { ...state, lastNoOpReason: `compaction refused (${event.data.reason}): ${event.data.detail}` };
+      return { ...state, lastNoOpReason: refusalText(event.data.reason, event.data.detail) };
     default: {
       const never: never = event;
       throw new Error(`unknown event ${(never as { type: string }).type}`);
