@@ -15,7 +15,7 @@ import {
  * queue empty it answers with `RECORDED_SUMMARY` (or the provider's default reply).
  */
 export type Scene =
-  | { readonly reply: string; readonly finish?: 'stop' | 'length' }
+  | { readonly reply?: string; readonly finish?: 'stop' | 'length'; readonly delayMs?: number }
   | { readonly fault: 'rate-limit'; readonly retryAfterSeconds?: number }
   | { readonly fault: 'server-error' | 'overflow' | 'auth' }
   /** Answers only after `delayMs` (longer than the client's timeout: the client gives up first). */
@@ -23,7 +23,7 @@ export type Scene =
   /** 200 with a body that is not JSON (a proxy cut it). */
   | { readonly fault: 'malformed' }
   /** A valid answer whose summary is far over any sensible limit. */
-  | { readonly fault: 'too-long'; readonly words?: number }
+  | { readonly fault: 'too-long'; readonly lines?: number }
   /** The connection is closed without an answer. */
   | { readonly fault: 'connection-reset' }
   | { readonly error: RecordedError };
@@ -55,6 +55,9 @@ export class FakeLlmServer {
   private readonly timers = new Set<NodeJS.Timeout>();
   private server?: Server;
   private url = '';
+  private inFlight = 0;
+  /** The most calls it was answering at once (to check concurrency limits). */
+  maxInFlight = 0;
   /** The default answer when no scene is queued. */
   defaultReply: (call: Omit<RecordedCall, 'scene' | 'at'>) => string = () => RECORDED_SUMMARY;
 
@@ -91,6 +94,7 @@ export class FakeLlmServer {
   reset(): void {
     this.calls.length = 0;
     this.queues.clear();
+    this.maxInFlight = 0;
     this.defaultReply = () => RECORDED_SUMMARY;
   }
 
@@ -99,6 +103,9 @@ export class FakeLlmServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    res.once('close', () => this.inFlight--);
     const raw = await readBody(req);
     const url = req.url ?? '';
     const route = routeOf(req.method ?? 'GET', url);
@@ -137,8 +144,18 @@ export class FakeLlmServer {
     };
 
     if (!scene) return answer(this.defaultReply(base));
-    if ('reply' in scene) return answer(scene.reply, scene.finish === 'length');
     if ('error' in scene) return send(res, scene.error);
+    if (!('fault' in scene)) {
+      const s = scene as { reply?: string; finish?: string; delayMs?: number };
+      const reply = () => answer(s.reply ?? this.defaultReply(base), s.finish === 'length');
+      if (!s.delayMs) return reply();
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        if (!res.destroyed) reply();
+      }, s.delayMs);
+      this.timers.add(timer);
+      return;
+    }
     switch (scene.fault) {
       case 'rate-limit':
         return send(res, RECORDED_ERRORS['rate-limit'](scene.retryAfterSeconds ?? 1)[provider]);
@@ -161,7 +178,7 @@ export class FakeLlmServer {
         );
         return;
       case 'too-long':
-        return answer(`${RECORDED_SUMMARY}\n${'- more detail that nobody asked for\n'.repeat(scene.words ?? 4000)}`);
+        return answer(`${RECORDED_SUMMARY}\n${'- more detail that nobody asked for\n'.repeat(scene.lines ?? 300)}`);
       case 'connection-reset':
         req.socket.destroy();
         return;
@@ -214,7 +231,7 @@ function promptsOf(provider: FakeProvider, body: Record<string, unknown>): { sys
 
 function describe(scene: Scene | undefined): string {
   if (!scene) return 'default';
-  if ('reply' in scene) return 'reply';
+  if (!('fault' in scene) && !('error' in scene)) return 'reply';
   if ('error' in scene) return `error ${scene.error.status}`;
   return scene.fault;
 }

@@ -80,7 +80,7 @@ export class SummarizerServiceEnv extends BaseServiceEnv {
   @Type(() => Number)
   @IsInt()
   @Min(100)
-  @Max(600_000)
+  @Max(300_000)
   SUMMARIZER_TIMEOUT_MS: number = 60_000;
 
   /** Attempts per provider call, the first included (retries only on rate limits, 5xx, network, timeouts). */

@@ -11,7 +11,12 @@ export class GoogleGeminiClient implements LlmClient {
   constructor(settings: ProviderSettings) {
     this.client = new GoogleGenAI({
       apiKey: settings.apiKey,
-      ...(settings.baseUrl !== undefined && { httpOptions: { baseUrl: settings.baseUrl } }),
+      httpOptions: {
+        ...(settings.baseUrl !== undefined && { baseUrl: settings.baseUrl }),
+        // The platform's fetch: our per-attempt timeout (≤ 300 s, Undici's own header timeout) bounds each call,
+        // so the SDK's Undici dispatcher is not needed — and it is unreachable inside Jest's VM sandbox.
+        fetch: (input, init) => fetch(input, init),
+      },
     });
   }
 

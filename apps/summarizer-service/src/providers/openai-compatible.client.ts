@@ -52,9 +52,21 @@ export class OpenAiCompatibleClient implements LlmClient {
   }
 }
 
-/** A 200 whose body is not JSON surfaces as a SyntaxError (not an API error). */
+/**
+ * A 200 whose body is not JSON surfaces as a SyntaxError, possibly wrapped by the SDK (and from another realm,
+ * so `instanceof` is not enough). Rethrown as malformed; anything else unchanged.
+ */
 export function rethrowMalformed(error: unknown): never {
-  if (error instanceof SyntaxError)
-    throw new MalformedResponseError(`the response is not valid JSON: ${error.message}`);
+  if (isJsonSyntaxError(error)) {
+    throw new MalformedResponseError(`the response is not valid JSON: ${(error as Error).message}`);
+  }
   throw error;
+}
+
+function isJsonSyntaxError(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) && !(typeof error === 'object' && error !== null && 'message' in error)) return false;
+  const e = error as Error & { status?: unknown; cause?: unknown };
+  if (e.status !== undefined) return false; // an HTTP error, classified elsewhere
+  if (e instanceof SyntaxError || e.name === 'SyntaxError' || /^SyntaxError\b/.test(String(e.message))) return true;
+  return depth < 3 && e.cause !== undefined && isJsonSyntaxError(e.cause, depth + 1);
 }
