@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ProjectorModule } from '../projector/projector.module';
 import { ReadModelModule } from '../read-models/read-model.module';
 import { HistoryController } from './history.controller';
+import { MessageCache } from './message-cache';
 import { SessionQueriesService } from './session-queries.service';
 import { SessionStatsController } from './session-stats.controller';
 
@@ -9,6 +10,6 @@ import { SessionStatsController } from './session-stats.controller';
 @Module({
   imports: [ReadModelModule, ProjectorModule],
   controllers: [HistoryController, SessionStatsController],
-  providers: [SessionQueriesService],
+  providers: [SessionQueriesService, MessageCache],
 })
 export class QueriesModule {}

@@ -4,12 +4,12 @@ import { renderHistory } from '@ctxledger/context-engine';
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { ProjectionProgress } from '../projector/projection-progress';
 import { blocksOf } from '../read-models/blocks/block.query';
-import { messagesOf } from '../read-models/messages/message.query';
 import { ReadModelStore } from '../read-models/read-model.store';
 import type { SessionDocument } from '../read-models/sessions/session.document';
 import { findSession } from '../read-models/sessions/session.query';
 import type { HistoryQueryDto } from './dto/history-query.dto';
 import type { HistoryResponseDto } from './dto/history-response.dto';
+import { MessageCache } from './message-cache';
 import { historyView, statsView, type LoadedSession, type StatsView } from './session-view';
 
 /** How often a read waiting for its write looks at the database when no in-process news arrives. */
@@ -25,6 +25,7 @@ export class SessionQueriesService {
     private readonly store: ReadModelStore,
     private readonly progress: ProjectionProgress,
     private readonly metrics: ProjectionMetrics,
+    private readonly messageCache: MessageCache,
     config: ConfigService,
   ) {
     this.defaultWaitMs = config.getOrThrow<number>('READ_YOUR_WRITES_DEFAULT_MS');
@@ -101,7 +102,7 @@ export class SessionQueriesService {
   private async load(tenant: string, sessionId: string, after?: string, waitMs?: number): Promise<LoadedSession> {
     const session = await this.sessionAfter(tenant, sessionId, after, waitMs);
     const [messages, blocks] = await Promise.all([
-      messagesOf(this.store, sessionId, session.messageCount),
+      this.messageCache.messages(sessionId, session.messageCount),
       blocksOf(this.store, tenant, sessionId),
     ]);
     return { session, messages, blocks };

