@@ -81,6 +81,13 @@ describe('SummaryRequestsService (idempotent on the request id)', () => {
     expect(published).toHaveLength(1);
   });
 
+  it('a second delivery while the first is still being handled waits for it instead of summarizing again', async () => {
+    const { service, published, calls } = setup([done, done]);
+    await Promise.all([service.handle(request()), service.handle(request())]);
+    expect(calls()).toBe(1);
+    expect(published).toHaveLength(1);
+  });
+
   it('a result stored but never published (crash) is published on redelivery, without summarizing again', async () => {
     const { service, store, published, calls } = setup([done]);
     const first = await service.handle(request());

@@ -19,6 +19,8 @@ export const PAUSED_AFTER_STORE_MARKER = 'test hook: paused after storing the re
 @Injectable()
 export class SummaryRequestsService {
   private readonly logger = new Logger(SummaryRequestsService.name);
+  /** Requests being handled in this process: a second delivery meanwhile (a rebalance) waits for the first. */
+  private readonly inFlight = new Map<string, Promise<StoredSummary>>();
 
   constructor(
     @Inject(SUMMARY_STORE) private readonly store: SummaryStore,
@@ -28,7 +30,16 @@ export class SummaryRequestsService {
     @Inject(SUMMARIZER_SETTINGS) private readonly settings: SummarizerSettings,
   ) {}
 
-  async handle(request: EventEnvelope<'summary.requested'>): Promise<StoredSummary> {
+  handle(request: EventEnvelope<'summary.requested'>): Promise<StoredSummary> {
+    const { requestId } = request.data;
+    const running = this.inFlight.get(requestId);
+    if (running) return running;
+    const handling = this.handleOnce(request).finally(() => this.inFlight.delete(requestId));
+    this.inFlight.set(requestId, handling);
+    return handling;
+  }
+
+  private async handleOnce(request: EventEnvelope<'summary.requested'>): Promise<StoredSummary> {
     const started = performance.now();
     const { requestId } = request.data;
     const existing = await this.store.find(requestId);
