@@ -61,6 +61,8 @@ describe('summarizer-service on the real stack', () => {
     OPENAI_BASE_URL: fake.baseUrls.openai,
     ANTHROPIC_API_KEY: KEY,
     ANTHROPIC_BASE_URL: fake.baseUrls.anthropic,
+    GEMINI_API_KEY: KEY,
+    GEMINI_BASE_URL: fake.baseUrls.google,
     SUMMARIZER_RETRY_BASE_MS: '20',
     SUMMARIZER_TIMEOUT_MS: '5000',
     ...extra,
@@ -146,23 +148,27 @@ describe('summarizer-service on the real stack', () => {
 
     it('answers with the provider the request names, or offline', async () => {
       const sessionId = unique('s');
-      await request(
-        prefix,
-        sessionId,
-        { requestId: `${sessionId}:a`, summarizer: { provider: 'anthropic' } },
-        `${sessionId}:e1`,
+      const providers = ['anthropic', 'google', 'offline'] as const;
+      for (const provider of providers) {
+        await request(
+          prefix,
+          sessionId,
+          { requestId: `${sessionId}:${provider}`, summarizer: { provider } },
+          `${sessionId}:${provider}`,
+        );
+      }
+      await results.until(
+        () => providers.every((p) => resultsFor(results, `${sessionId}:${p}`).length > 0),
+        'the three summaries',
       );
-      await request(
-        prefix,
-        sessionId,
-        { requestId: `${sessionId}:o`, summarizer: { provider: 'offline' } },
-        `${sessionId}:e2`,
-      );
-      await results.until(() => resultsFor(results, `${sessionId}:o`).length > 0, 'both summaries');
-      expect(resultsFor(results, `${sessionId}:a`)[0]).toMatchObject({ data: { provider: 'anthropic' } });
-      const offline = resultsFor(results, `${sessionId}:o`)[0];
-      expect(offline).toMatchObject({ type: 'summary.completed', data: { provider: 'offline' } });
+      for (const provider of providers) {
+        expect(resultsFor(results, `${sessionId}:${provider}`)[0]).toMatchObject({
+          type: 'summary.completed',
+          data: { provider },
+        });
+      }
       expect(fake.callsTo('anthropic')).toHaveLength(1);
+      expect(fake.callsTo('google')).toHaveLength(1);
       expect(fake.callsTo('openai')).toHaveLength(0);
     });
 
