@@ -4,6 +4,7 @@ import type { CompactionTrigger, SessionCommand, SessionEvent, SummaryRequest } 
 import { applyBlockToEntries, type EffectiveEntry } from '../overlay';
 import {
   computeTailProtection,
+  editKey,
   dedupeFileReads,
   digestBlock,
   emergencyDrop,
@@ -43,8 +44,18 @@ const contextFor = (state: SessionState, entries: readonly EffectiveEntry[], tar
   basedOnPosition: state.originals.length - 1,
   protection: computeTailProtection(entries, state.policy.tail, state.budget.historyBudget),
   suppressedIds: state.reverted,
+  suppressedEdits: suppressedEdits(state),
   activeIds: state.active,
 });
+
+function suppressedEdits(state: SessionState): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const id of state.reverted) {
+    const b = state.blocks.get(id);
+    if (b) for (const e of b.edits) out.add(editKey(b.stage, e));
+  }
+  return out;
+}
 
 function step(state: SessionState, pass: Pass, target: number, fn: StageFn): CompactionBlock | null {
   const block = fn(contextFor(state, pass.entries, target));

@@ -78,7 +78,7 @@ export const arbSession: fc.Arbitrary<SessionSpec> = fc.record({
   overflows: fc.array(fc.nat(120), { maxLength: 2 }),
 });
 
-function buildMessages(spec: SessionSpec): ChatMessage[] {
+export function buildMessages(spec: SessionSpec): ChatMessage[] {
   const msgs: ChatMessage[] = [];
   if (spec.system !== null) msgs.push({ role: 'system', content: text(spec.system, 99) });
   spec.turns.forEach((turn, t) => {
@@ -106,7 +106,7 @@ function buildMessages(spec: SessionSpec): ChatMessage[] {
   return msgs;
 }
 
-const configOf = (spec: SessionSpec): SessionConfig => ({
+export const configOf = (spec: SessionSpec): SessionConfig => ({
   provider: spec.provider,
   contextWindow: Math.max(1500, Math.floor(spec.window * estimateMessagesTokens(buildMessages(spec), counterFor({ provider: spec.provider })))),
   maxOutputTokens: 0,

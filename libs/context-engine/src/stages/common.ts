@@ -20,6 +20,8 @@ export interface StageContext {
   readonly protection: TailProtection;
   /** Block ids that were reverted: never re-emitted automatically (the user asked for the originals). */
   readonly suppressedIds?: ReadonlySet<string>;
+  /** `stage:from-to` of every edit of a reverted block: such an edit is left out of new blocks of that stage. */
+  readonly suppressedEdits?: ReadonlySet<string>;
   /** Active block ids: a block with the same id would be a no-op for the overlay, so it is never emitted. */
   readonly activeIds?: readonly string[];
 }
@@ -38,8 +40,9 @@ export function blockId(sessionId: string, stage: Stage, edits: readonly { from:
  * or was reverted before. `tokensBefore` counts the view entries the edits cover.
  */
 export function makeBlock(ctx: StageContext, stage: Stage, edits: BlockEdit[]): CompactionBlock | null {
-  if (edits.length === 0) return null;
-  const sorted = [...edits].sort((a, b) => a.from - b.from);
+  const kept = ctx.suppressedEdits?.size ? edits.filter((e) => !ctx.suppressedEdits!.has(editKey(stage, e))) : edits;
+  if (kept.length === 0) return null;
+  const sorted = [...kept].sort((a, b) => a.from - b.from);
   let before = 0;
   let k = 0;
   for (const e of ctx.entries) {
@@ -65,6 +68,8 @@ export function makeBlock(ctx: StageContext, stage: Stage, edits: BlockEdit[]): 
     engineVersion: ENGINE_VERSION,
   };
 }
+
+export const editKey = (stage: Stage, e: { from: number; to: number }): string => `${stage}:${e.from}-${e.to}`;
 
 /** An edit replacing view entries [i, j] (inclusive) with `replacement`. */
 export const editOver = (entries: readonly EffectiveEntry[], i: number, j: number, replacement: ChatMessage[]): BlockEdit => ({

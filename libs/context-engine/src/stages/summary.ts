@@ -42,7 +42,10 @@ export function selectSummaryRange(ctx: StageContext): SummaryRange | null {
     if (isSummaryEntry(e)) previous.push(e.message.content);
     else toSummarize.push(e.message);
   }
-  if (toSummarize.length === 0) return null;
+  // Re-wrapping only markers and notes gains nothing worth a summary: at least one original message.
+  let originals = 0;
+  for (let i = start; i <= end; i++) if (isOriginal(entries[i]!)) originals++;
+  if (toSummarize.length === 0 || originals === 0) return null;
   return {
     start,
     end,
