@@ -13,6 +13,9 @@ export class AnthropicClient implements LlmClient {
       apiKey: settings.apiKey,
       ...(settings.baseUrl !== undefined && { baseURL: settings.baseUrl }),
       maxRetries: 0,
+      // Our own timer bounds each call (SUMMARIZER_TIMEOUT_MS); an explicit SDK timeout also keeps the SDK from
+      // refusing large non-streaming max_tokens values on its own estimate of the duration.
+      timeout: 600_000,
     });
   }
 
