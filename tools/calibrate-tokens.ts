@@ -39,7 +39,8 @@ interface Sample {
   chars: number;
 }
 
-const charsOf = (m: ChatMessage) => m.content.length + (m.toolCalls ?? []).reduce((s, c) => s + c.name.length + c.arguments.length, 0);
+const charsOf = (m: ChatMessage) =>
+  m.content.length + (m.toolCalls ?? []).reduce((s, c) => s + c.name.length + c.arguments.length, 0);
 
 function summarize(label: string, samples: Sample[]): void {
   if (samples.length === 0) return console.log(`${label}: no samples`);
@@ -123,7 +124,13 @@ console.log(`token estimate vs real counts on ${file}`);
 console.log(`profiles: anthropic ${JSON.stringify(tokenProfileFor('anthropic'))}`);
 console.log(`          openai    ${JSON.stringify(tokenProfileFor('openai'))}`);
 for (const [k, v] of bySource) summarize(k, v);
-summarize('anthropic (all)', [...bySource].filter(([k]) => k.startsWith('anthropic')).flatMap(([, v]) => v));
+summarize(
+  'anthropic (all)',
+  [...bySource].filter(([k]) => k.startsWith('anthropic')).flatMap(([, v]) => v),
+);
 // For comparison: the naive chars/4 estimate on the same Anthropic chunks.
-const naive = [...bySource].filter(([k]) => k.startsWith('anthropic')).flatMap(([, v]) => v).map((x) => ({ ...x, est: Math.ceil(x.chars / 4) }));
+const naive = [...bySource]
+  .filter(([k]) => k.startsWith('anthropic'))
+  .flatMap(([, v]) => v)
+  .map((x) => ({ ...x, est: Math.ceil(x.chars / 4) }));
 summarize('anthropic, naive chars/4', naive);

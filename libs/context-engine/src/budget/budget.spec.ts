@@ -22,7 +22,10 @@ describe('history budget', () => {
     const c = counterFor({ provider: 'openai' });
     const system = c.text('s'.repeat(4000));
     const tools = c.text(JSON.stringify({ name: 'read', description: 'read a file', parameters: { type: 'object' } }));
-    const b = computeBudget({ contextWindow: 128_000, systemPromptTokens: system, toolDefinitionTokens: tools }, DEFAULT_POLICY);
+    const b = computeBudget(
+      { contextWindow: 128_000, systemPromptTokens: system, toolDefinitionTokens: tools },
+      DEFAULT_POLICY,
+    );
     expect(b.historyBudget).toBeLessThan(b.availableInput);
     expect(b.historyBudget).toBeLessThanOrEqual(b.availableInput - (system + tools));
     expect(b.historyBudget).toBe(128_000 - 44_800 - system - tools);
@@ -32,14 +35,23 @@ describe('history budget', () => {
 
   it('a 4 M-char system prompt leaves a budget of 0 and the session unusable, not compacted to nothing', () => {
     const c = counterFor({ provider: 'openai' });
-    const b = computeBudget({ contextWindow: 128_000, maxOutputTokens: 100, systemPromptTokens: c.text('x'.repeat(4_000_000)) }, DEFAULT_POLICY);
+    const b = computeBudget(
+      { contextWindow: 128_000, maxOutputTokens: 100, systemPromptTokens: c.text('x'.repeat(4_000_000)) },
+      DEFAULT_POLICY,
+    );
     expect(b.historyBudget).toBe(0);
     expect(b.unusableReason).toMatch(/fixed overhead/);
   });
 
   it('flags a fixed overhead at or above the threshold (no-loop guard input)', () => {
-    expect(computeBudget({ contextWindow: 40_000, maxOutputTokens: 0, systemPromptTokens: 33_564 }, DEFAULT_POLICY).overheadOverThreshold).toBe(true);
-    expect(computeBudget({ contextWindow: 40_000, maxOutputTokens: 0, systemPromptTokens: 3_000 }, DEFAULT_POLICY).overheadOverThreshold).toBe(false);
+    expect(
+      computeBudget({ contextWindow: 40_000, maxOutputTokens: 0, systemPromptTokens: 33_564 }, DEFAULT_POLICY)
+        .overheadOverThreshold,
+    ).toBe(true);
+    expect(
+      computeBudget({ contextWindow: 40_000, maxOutputTokens: 0, systemPromptTokens: 3_000 }, DEFAULT_POLICY)
+        .overheadOverThreshold,
+    ).toBe(false);
   });
 
   it('refuses an incoherent policy', () => {

@@ -46,7 +46,10 @@ export function computeTriggerTokens(
   return trigger;
 }
 
-export function computeBudget(input: BudgetInput, policy: Pick<CompactionPolicy, 'thresholdRatio' | 'targetRatio' | 'minimumTrigger'>): HistoryBudget {
+export function computeBudget(
+  input: BudgetInput,
+  policy: Pick<CompactionPolicy, 'thresholdRatio' | 'targetRatio' | 'minimumTrigger'>,
+): HistoryBudget {
   const contextWindow = Math.max(0, Math.floor(input.contextWindow));
   const outputReserve = getOutputReserve(contextWindow, input.maxOutputTokens);
   const availableInput = getAvailableInputTokens(contextWindow, input.maxOutputTokens);
@@ -64,11 +67,25 @@ export function computeBudget(input: BudgetInput, policy: Pick<CompactionPolicy,
     thresholdTokens = Math.min(
       historyBudget,
       policy.minimumTrigger
-        ? Math.max(0, computeTriggerTokens(availableInput, policy.thresholdRatio, contextWindow, policy.minimumTrigger) - fixedOverhead)
+        ? Math.max(
+            0,
+            computeTriggerTokens(availableInput, policy.thresholdRatio, contextWindow, policy.minimumTrigger) -
+              fixedOverhead,
+          )
         : Math.floor(historyBudget * policy.thresholdRatio),
     );
     targetTokens = Math.min(thresholdTokens, Math.floor(historyBudget * policy.targetRatio));
   }
   const overheadOverThreshold = fixedOverhead >= availableInput * policy.thresholdRatio;
-  return { contextWindow, outputReserve, availableInput, fixedOverhead, historyBudget, thresholdTokens, targetTokens, unusableReason, overheadOverThreshold };
+  return {
+    contextWindow,
+    outputReserve,
+    availableInput,
+    fixedOverhead,
+    historyBudget,
+    thresholdTokens,
+    targetTokens,
+    unusableReason,
+    overheadOverThreshold,
+  };
 }

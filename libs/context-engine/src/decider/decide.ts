@@ -69,7 +69,10 @@ function step(state: SessionState, pass: Pass, target: number, fn: StageFn): Com
 const over = (state: SessionState, pass: Pass, limit: number) => viewTokens(pass.entries, state.counter) > limit;
 
 function requestId(state: SessionState, from: number, to: number): string {
-  return createHash('sha256').update(`${state.sessionId}\u0000summary-request\u0000${from}-${to}\u0000${state.originals.length - 1}`).digest('hex').slice(0, 24);
+  return createHash('sha256')
+    .update(`${state.sessionId}\u0000summary-request\u0000${from}-${to}\u0000${state.originals.length - 1}`)
+    .digest('hex')
+    .slice(0, 24);
 }
 
 /** Stages 6 and 7 (and split-turn down to one pair as the very last resort), while over `limit`. */
@@ -115,7 +118,10 @@ function compact(
   // After an overflow the provider proved our estimate low: aim at 70 % of the budget, in its units.
   const target =
     trigger === 'overflow'
-      ? Math.floor(Math.min(b.targetTokens, b.historyBudget * state.policy.emergency.targetRatio) / overflowUnderestimate(state, errorText))
+      ? Math.floor(
+          Math.min(b.targetTokens, b.historyBudget * state.policy.emergency.targetRatio) /
+            overflowUnderestimate(state, errorText),
+        )
       : b.targetTokens;
   const st = state.policy.stages;
   if (trigger === 'overflow') step(state, pass, target, emergencyDrop);
@@ -166,7 +172,15 @@ function compact(
     ...pass.events,
     {
       type: 'CompactionCompleted',
-      data: { trigger, tokensBefore: before, tokensAfter: after, blockIds: pass.blocks.map((x) => x.id), stages, fits: after <= b.historyBudget, summaryRequested },
+      data: {
+        trigger,
+        tokensBefore: before,
+        tokensAfter: after,
+        blockIds: pass.blocks.map((x) => x.id),
+        stages,
+        fits: after <= b.historyBudget,
+        summaryRequested,
+      },
     },
   ];
 }
@@ -194,12 +208,17 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
         if (effective <= b.thresholdTokens) return []; // O(1): the common case on every append
         const g = state.guard;
         // The guards protect the threshold, never the budget: over the budget we always try.
-        const grown = effective > b.historyBudget || state.rawTokens - g.lastAttemptRaw >= state.policy.guard.retryAfterGrowthRatio * b.historyBudget;
+        const grown =
+          effective > b.historyBudget ||
+          state.rawTokens - g.lastAttemptRaw >= state.policy.guard.retryAfterGrowthRatio * b.historyBudget;
         if (!grown && g.noOpStreak >= state.policy.guard.maxConsecutiveNoOps) {
           return refuse('no-progress-guard', `${g.noOpStreak} consecutive compactions changed nothing`);
         }
         if (!grown && g.ineffectiveStreak >= state.policy.guard.maxIneffectiveCompactions) {
-          return refuse('compaction-limit', `${g.ineffectiveStreak} compactions in a row left the history over the threshold`);
+          return refuse(
+            'compaction-limit',
+            `${g.ineffectiveStreak} compactions in a row left the history over the threshold`,
+          );
         }
         // Waiting for the summarizer inside the budget is the expected state: nothing to record.
         if (state.pendingSummary && effective <= b.historyBudget) return [];
@@ -215,10 +234,14 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
       const block = summaryBlock(ctx, pending.range, command.data.summary);
       if (!block) {
         const stale = !fitsView(state.entries, pending.range);
-        const rejected: SessionEvent = { type: 'SummaryRejected', data: { requestId: pending.requestId, reason: stale ? 'stale-range' : 'not-smaller' } };
+        const rejected: SessionEvent = {
+          type: 'SummaryRejected',
+          data: { requestId: pending.requestId, reason: stale ? 'stale-range' : 'not-smaller' },
+        };
         const next = evolve(state, rejected);
         // A stale range is asked again on the current view; a summary that does not shrink falls back offline.
-        const tail = effectiveTotal(next) > next.budget.targetTokens ? compact(next, 'auto', stale ? 'normal' : 'offline') : [];
+        const tail =
+          effectiveTotal(next) > next.budget.targetTokens ? compact(next, 'auto', stale ? 'normal' : 'offline') : [];
         return [rejected, ...tail];
       }
       const events: SessionEvent[] = [{ type: 'BlockCreated', data: { block } }];
@@ -227,7 +250,18 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
         const t = effectiveTotal(next);
         return [
           ...events,
-          { type: 'CompactionCompleted', data: { trigger: 'auto', tokensBefore: effectiveTotal(state), tokensAfter: t, blockIds: [block.id], stages: ['summary'], fits: t <= next.budget.historyBudget, summaryRequested: false } },
+          {
+            type: 'CompactionCompleted',
+            data: {
+              trigger: 'auto',
+              tokensBefore: effectiveTotal(state),
+              tokensAfter: t,
+              blockIds: [block.id],
+              stages: ['summary'],
+              fits: t <= next.budget.historyBudget,
+              summaryRequested: false,
+            },
+          },
         ];
       }
       const rest = compact(next, 'auto', 'offline');
@@ -236,7 +270,10 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
     case 'FailSummary': {
       const pending = state.pendingSummary;
       if (!pending || pending.requestId !== command.data.requestId) return [];
-      const failed: SessionEvent = { type: 'SummaryFailed', data: { requestId: pending.requestId, reason: command.data.reason } };
+      const failed: SessionEvent = {
+        type: 'SummaryFailed',
+        data: { requestId: pending.requestId, reason: command.data.reason },
+      };
       const next = evolve(state, failed);
       const tail = effectiveTotal(next) > next.budget.targetTokens ? compact(next, 'auto', 'offline') : [];
       return [failed, ...tail];

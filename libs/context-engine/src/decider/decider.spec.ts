@@ -1,6 +1,20 @@
 import type { SessionEvent } from '../model/events';
 import type { ChatMessage } from '../model/message';
-import { append, apply, assistant, calls, command, compact, replayAll, result, startSession, system, text, toolCall, user } from '../testing/fixtures';
+import {
+  append,
+  apply,
+  assistant,
+  calls,
+  command,
+  compact,
+  replayAll,
+  result,
+  startSession,
+  system,
+  text,
+  toolCall,
+  user,
+} from '../testing/fixtures';
 import { auditToolPairs } from '../turns';
 import { decide, effectiveHistory, evolve, foldEvents, initialSessionState, recount, sessionStats } from '.';
 import { overflowUnderestimate } from './decide';
@@ -13,8 +27,17 @@ function agentSession(turns: number, outputChars = 3000): ChatMessage[] {
   const msgs: ChatMessage[] = [];
   for (let t = 0; t < turns; t++) {
     msgs.push(user(`request ${t}: ${text(120, t)}`));
-    msgs.push(calls(`checking ${t}`, toolCall(`r${t}`, 'read', { path: `/src/f${t % 4}.ts` }), toolCall(`b${t}`, 'bash', { command: `npm test -- ${t}` })));
-    msgs.push(result(`r${t}`, `export const v${t} = 1;\n${text(outputChars, t)}`, 'read'), result(`b${t}`, text(outputChars, t + 1), 'bash'));
+    msgs.push(
+      calls(
+        `checking ${t}`,
+        toolCall(`r${t}`, 'read', { path: `/src/f${t % 4}.ts` }),
+        toolCall(`b${t}`, 'bash', { command: `npm test -- ${t}` }),
+      ),
+    );
+    msgs.push(
+      result(`r${t}`, `export const v${t} = 1;\n${text(outputChars, t)}`, 'read'),
+      result(`b${t}`, text(outputChars, t + 1), 'bash'),
+    );
     msgs.push(assistant(`done with ${t}`));
   }
   return msgs;
@@ -38,7 +61,12 @@ describe('decider: no-op and trivial sessions (SCENARIOS #1, #2)', () => {
     expect(r.events.filter((e) => e.type !== 'MessageAppended' && e.type !== 'SessionConfigured')).toEqual([]);
     expect(effectiveHistory(r.state)).toEqual(msgs);
     expect(compact(r, 'manual')).toEqual([{ type: 'CompactionSkipped', data: { trigger: 'manual', reason: 'fits' } }]);
-    expect(sessionStats(r.state)).toMatchObject({ fits: true, blockCount: 0, messageCount: 10, effectiveMessageCount: 10 });
+    expect(sessionStats(r.state)).toMatchObject({
+      fits: true,
+      blockCount: 0,
+      messageCount: 10,
+      effectiveMessageCount: 10,
+    });
   });
 
   it('handles the empty and the one-message session', () => {
@@ -63,22 +91,44 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
   });
 
   it('refuses when system + tools alone reach the threshold instead of compacting again and again', () => {
-    const r = startSession('s4', { contextWindow: 40_000, maxOutputTokens: 0, systemPromptTokens: 30_000, toolDefinitionTokens: 3_564 });
+    const r = startSession('s4', {
+      contextWindow: 40_000,
+      maxOutputTokens: 0,
+      systemPromptTokens: 30_000,
+      toolDefinitionTokens: 3_564,
+    });
     for (const m of agentSession(3)) append(r, m);
-    expect(compact(r)).toEqual([expect.objectContaining({ type: 'CompactionRefused', data: expect.objectContaining({ reason: 'fixed-overhead-over-threshold' }) })]);
+    expect(compact(r)).toEqual([
+      expect.objectContaining({
+        type: 'CompactionRefused',
+        data: expect.objectContaining({ reason: 'fixed-overhead-over-threshold' }),
+      }),
+    ]);
     // Said once: later automatic checks record nothing, a manual request hears it again.
     for (let i = 0; i < 5; i++) expect(compact(r)).toEqual([]);
-    expect(compact(r, 'manual')[0]).toMatchObject({ type: 'CompactionRefused', data: { reason: 'fixed-overhead-over-threshold' } });
+    expect(compact(r, 'manual')[0]).toMatchObject({
+      type: 'CompactionRefused',
+      data: { reason: 'fixed-overhead-over-threshold' },
+    });
     expect(r.state.blocks.size).toBe(0);
     expect(sessionStats(r.state).reason ?? '').toBe('');
   });
 
   it('two consecutive no-op compactions block further automatic ones until the session grows', () => {
-    const r = startSession('s5', { contextWindow: 2000, maxOutputTokens: 0, policy: { guard: { retryAfterGrowthRatio: 0.5 } } });
+    const r = startSession('s5', {
+      contextWindow: 2000,
+      maxOutputTokens: 0,
+      policy: { guard: { retryAfterGrowthRatio: 0.5 } },
+    });
     append(r, user(text(5000))); // one verbatim user message over the threshold: nothing can be done
     expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
     expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
-    expect(compact(r)).toEqual([expect.objectContaining({ type: 'CompactionRefused', data: expect.objectContaining({ reason: 'no-progress-guard' }) })]);
+    expect(compact(r)).toEqual([
+      expect.objectContaining({
+        type: 'CompactionRefused',
+        data: expect.objectContaining({ reason: 'no-progress-guard' }),
+      }),
+    ]);
     append(r, assistant('ok')); // small growth: still refused (and not repeated)
     expect(compact(r)).toEqual([]);
     expect(r.events.filter((e) => e.type === 'CompactionSkipped' || e.type === 'CompactionRefused')).toHaveLength(3);
@@ -89,7 +139,12 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
   });
 
   it('refuses after 3 compactions in a row that leave the history over the threshold; a dip does not reset it', () => {
-    const policy = { guard: { retryAfterGrowthRatio: 100 }, stages: { truncate: false, prune: false }, thresholdRatio: 0.6, targetRatio: 0.5 };
+    const policy = {
+      guard: { retryAfterGrowthRatio: 100 },
+      stages: { truncate: false, prune: false },
+      thresholdRatio: 0.6,
+      targetRatio: 0.5,
+    };
     const r = startSession('s6', { contextWindow: 3500, maxOutputTokens: 0, policy });
     append(r, user('do the long task'));
     let compactions = 0;
@@ -105,7 +160,9 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
     expect(compactions).toBe(3);
     expect(sessionStats(r.state).fits).toBe(true);
     // The estimate dipping under the threshold (a larger window for a while) does not reset the guard.
-    apply(r, [{ type: 'SessionConfigured', data: { config: { contextWindow: 1_000_000, maxOutputTokens: 0, policy } } }]);
+    apply(r, [
+      { type: 'SessionConfigured', data: { config: { contextWindow: 1_000_000, maxOutputTokens: 0, policy } } },
+    ]);
     expect(compact(r)).toEqual([]);
     apply(r, [{ type: 'SessionConfigured', data: { config: { contextWindow: 3500, maxOutputTokens: 0, policy } } }]);
     // Still refused (already said once, so nothing new is recorded) and the streak was not reset.
@@ -131,7 +188,10 @@ describe('decider: summaries (stage 5) and the offline fallback', () => {
     expect(request!.range.from).toBe(0);
     expect(r.state.originals[request!.range.to + 1]!.role).toBe('user');
     expect(sessionStats(r.state).summaryPending).toBe(true);
-    const done = command(r, { type: 'CompleteSummary', data: { requestId: request!.requestId, summary: 'The user asked for 12 things; all done.' } });
+    const done = command(r, {
+      type: 'CompleteSummary',
+      data: { requestId: request!.requestId, summary: 'The user asked for 12 things; all done.' },
+    });
     const block = ofType(done, 'BlockCreated')[0]!.data.block;
     expect(block.stage).toBe('summary');
     expect(block.tokensSaved).toBeGreaterThan(0);
@@ -141,7 +201,9 @@ describe('decider: summaries (stage 5) and the offline fallback', () => {
     expect(view[1]!.role).toBe('user');
     expect(sessionStats(r.state).summaryPending).toBe(false);
     // A duplicate answer changes nothing.
-    expect(command(r, { type: 'CompleteSummary', data: { requestId: request!.requestId, summary: 'again' } })).toEqual([]);
+    expect(command(r, { type: 'CompleteSummary', data: { requestId: request!.requestId, summary: 'again' } })).toEqual(
+      [],
+    );
   });
 
   it('a second summary absorbs the first; reverting restores exactly (SCENARIOS #21)', () => {
@@ -155,7 +217,13 @@ describe('decider: summaries (stage 5) and the offline fallback', () => {
       for (const e of compact(r)) {
         if (e.type !== 'SummaryRequested') continue;
         expect(e.data.request.previousSummary).toContain('first summary');
-        second = ofType(command(r, { type: 'CompleteSummary', data: { requestId: e.data.request.requestId, summary: 'merged summary' } }), 'BlockCreated')[0]?.data.block;
+        second = ofType(
+          command(r, {
+            type: 'CompleteSummary',
+            data: { requestId: e.data.request.requestId, summary: 'merged summary' },
+          }),
+          'BlockCreated',
+        )[0]?.data.block;
       }
       if (second) break;
     }
@@ -166,9 +234,14 @@ describe('decider: summaries (stage 5) and the offline fallback', () => {
     expect(view.filter((m) => m.content.includes('first summary'))).toHaveLength(0);
     const withSecond = r.state;
     r.state = evolve(withSecond, { type: 'BlockReverted', data: { blockId: second!.id } });
-    expect(effectiveHistory(r.state).slice(0, beforeSecond.length - 0).filter((m) => m.content.includes('first summary'))).toHaveLength(1);
+    expect(
+      effectiveHistory(r.state)
+        .slice(0, beforeSecond.length - 0)
+        .filter((m) => m.content.includes('first summary')),
+    ).toHaveLength(1);
     // Reverting everything gives the originals back, exactly.
-    for (const id of [...r.state.active].reverse()) r.state = evolve(r.state, { type: 'BlockReverted', data: { blockId: id } });
+    for (const id of [...r.state.active].reverse())
+      r.state = evolve(r.state, { type: 'BlockReverted', data: { blockId: id } });
     expect(effectiveHistory(r.state)).toEqual(r.state.originals);
   });
 
@@ -179,13 +252,17 @@ describe('decider: summaries (stage 5) and the offline fallback', () => {
       append(r, m);
       const req = ofType(compact(r), 'SummaryRequested')[0];
       if (req) {
-        evs = command(r, { type: 'CompleteSummary', data: { requestId: req.data.request.requestId, summary: text(200_000) } });
+        evs = command(r, {
+          type: 'CompleteSummary',
+          data: { requestId: req.data.request.requestId, summary: text(200_000) },
+        });
         break;
       }
     }
     expect(ofType(evs, 'SummaryRejected')[0]?.data.reason).toBe('not-smaller');
     expect(ofType(evs, 'BlockCreated').map((e) => e.data.block.stage)).toContain('digest');
-    for (const e of ofType(evs, 'BlockCreated')) expect(e.data.block.tokensAfter).toBeLessThan(e.data.block.tokensBefore);
+    for (const e of ofType(evs, 'BlockCreated'))
+      expect(e.data.block.tokensAfter).toBeLessThan(e.data.block.tokensBefore);
   });
 
   it('a summary failure loses nothing: digest block, originals intact, revertible (SCENARIOS #26)', () => {
@@ -198,7 +275,8 @@ describe('decider: summaries (stage 5) and the offline fallback', () => {
     expect(digest.edits[0]!.replacement[0]!.content.length).toBeLessThanOrEqual(8000);
     expect(r.state.originals).toEqual(msgs);
     expect(sessionStats(r.state).fits).toBe(true);
-    for (const id of [...r.state.active].reverse()) r.state = evolve(r.state, { type: 'BlockReverted', data: { blockId: id } });
+    for (const id of [...r.state.active].reverse())
+      r.state = evolve(r.state, { type: 'BlockReverted', data: { blockId: id } });
     expect(effectiveHistory(r.state)).toEqual(msgs);
   });
 
@@ -243,7 +321,10 @@ describe('decider: overflow, roles, chained compactions', () => {
     const r = startSession('s14', { contextWindow: 60_000, maxOutputTokens: 0, policy: { summaries: 'off' } });
     for (const m of agentSession(10, 1500)) append(r, m);
     expect(compact(r)).toEqual([]); // under the threshold by our estimate
-    const evs = command(r, { type: 'Compact', data: { trigger: 'overflow', errorText: 'prompt is too long: 210000 tokens > 200000 maximum' } });
+    const evs = command(r, {
+      type: 'Compact',
+      data: { trigger: 'overflow', errorText: 'prompt is too long: 210000 tokens > 200000 maximum' },
+    });
     const first = ofType(evs, 'BlockCreated')[0]!.data.block;
     expect(first.stage).toBe('emergency');
     const turnsLeft = effectiveHistory(r.state).filter((m) => m.role === 'user').length;
@@ -266,12 +347,15 @@ describe('decider: overflow, roles, chained compactions', () => {
     expect(overflowUnderestimate(informed.state, text)).toBeCloseTo(2, 1);
     command(informed, { type: 'Compact', data: { trigger: 'overflow', errorText: text } });
     expect(sessionStats(informed.state).effectiveTokens).toBeLessThan(sessionStats(plain.state).effectiveTokens);
-    expect(sessionStats(informed.state).effectiveTokens).toBeLessThanOrEqual(Math.floor((informed.state.budget.historyBudget * 0.7) / 2) + 1);
+    expect(sessionStats(informed.state).effectiveTokens).toBeLessThanOrEqual(
+      Math.floor((informed.state.budget.historyBudget * 0.7) / 2) + 1,
+    );
   });
 
   it('keeps a user message and a valid first role after compaction (SCENARIOS #23)', () => {
     const msgs: ChatMessage[] = [system('you are helpful'), user('only ask')];
-    for (let i = 0; i < 20; i++) msgs.push(calls('', toolCall(`c${i}`, 'bash')), result(`c${i}`, text(3000, i), 'bash'));
+    for (let i = 0; i < 20; i++)
+      msgs.push(calls('', toolCall(`c${i}`, 'bash')), result(`c${i}`, text(3000, i), 'bash'));
     const r = replayAll('s15', { contextWindow: 8000, maxOutputTokens: 0 }, msgs);
     const view = effectiveHistory(r.state);
     expect(view.some((m) => m.role === 'user')).toBe(true);
@@ -285,7 +369,11 @@ describe('decider: overflow, roles, chained compactions', () => {
     msgs.forEach((m, i) => {
       append(r, m);
       for (const e of compact(r)) {
-        if (e.type === 'SummaryRequested') command(r, { type: i % 2 ? 'FailSummary' : 'CompleteSummary', data: { requestId: e.data.request.requestId, summary: `s${i}`, reason: 'x' } } as never);
+        if (e.type === 'SummaryRequested')
+          command(r, {
+            type: i % 2 ? 'FailSummary' : 'CompleteSummary',
+            data: { requestId: e.data.request.requestId, summary: `s${i}`, reason: 'x' },
+          } as never);
       }
       const audit = auditToolPairs(effectiveHistory(r.state));
       expect(audit.orphanResults).toEqual([]);
@@ -302,7 +390,10 @@ describe('decider: determinism, idempotence, incremental totals', () => {
     expect(b.events).toEqual(a.events);
     const folded = foldEvents('s17', a.events);
     expect(effectiveHistory(folded)).toEqual(effectiveHistory(a.state));
-    const twice = foldEvents('s17', a.events.flatMap((e) => [e, e]));
+    const twice = foldEvents(
+      's17',
+      a.events.flatMap((e) => [e, e]),
+    );
     expect(effectiveHistory(twice)).toEqual(effectiveHistory(a.state));
     expect([...twice.active]).toEqual([...a.state.active]);
   });
@@ -328,7 +419,11 @@ describe('decider: determinism, idempotence, incremental totals', () => {
 
 describe('decider: the summarized span never takes everything (SCENARIOS #12, #15, #22)', () => {
   it('keeps at least keepRecentMin messages and the whole last turn out of the span', () => {
-    const r = startSession('s19', { contextWindow: 10_000, maxOutputTokens: 0, policy: { tail: { budgetRatio: 0.001, conversationalFloor: 1 } } });
+    const r = startSession('s19', {
+      contextWindow: 10_000,
+      maxOutputTokens: 0,
+      policy: { tail: { budgetRatio: 0.001, conversationalFloor: 1 } },
+    });
     let req;
     for (const m of chatSession(20)) {
       append(r, m);
@@ -338,7 +433,10 @@ describe('decider: the summarized span never takes everything (SCENARIOS #12, #1
     const n = req!.basedOnPosition + 1;
     expect(req!.range.to).toBeLessThan(n - 4);
     expect(r.state.originals[req!.range.to + 1]!.role).toBe('user'); // the kept part starts with the ask, not a dangling reply
-    const lastUser = r.state.originals.slice(0, n).map((m) => m.role).lastIndexOf('user');
+    const lastUser = r.state.originals
+      .slice(0, n)
+      .map((m) => m.role)
+      .lastIndexOf('user');
     expect(req!.range.to).toBeLessThan(lastUser);
   });
 

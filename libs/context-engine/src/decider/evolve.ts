@@ -4,7 +4,11 @@ import { assertLaminar, buildEffectiveEntries } from '../overlay';
 import { refusalText } from './refusal';
 import { configure, type SessionState } from './state';
 
-const rebuild = (s: SessionState, active: readonly string[], blocks: ReadonlyMap<string, CompactionBlock>): Pick<SessionState, 'entries' | 'effectiveTokens'> => {
+const rebuild = (
+  s: SessionState,
+  active: readonly string[],
+  blocks: ReadonlyMap<string, CompactionBlock>,
+): Pick<SessionState, 'entries' | 'effectiveTokens'> => {
   const activeBlocks = active.map((id) => blocks.get(id)!);
   const entries = buildEffectiveEntries(s.originals, s.originalTokens, activeBlocks, (m) => s.counter.message(m));
   return { entries, effectiveTokens: entries.reduce((t, e) => t + e.tokens, 0) };
@@ -25,7 +29,9 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       const { position, message } = event.data;
       if (position < state.originals.length) return state; // redelivery: already applied
       if (position > state.originals.length) {
-        throw new RangeError(`session ${state.sessionId}: message position ${position} skips ${state.originals.length}`);
+        throw new RangeError(
+          `session ${state.sessionId}: message position ${position} skips ${state.originals.length}`,
+        );
       }
       const tokens = state.counter.message(message);
       state.originals.push(message);
@@ -42,8 +48,12 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
     case 'BlockCreated': {
       const { block } = event.data;
       if (state.active.includes(block.id)) return state; // redelivery
-      if (block.sessionId !== state.sessionId) throw new Error(`block ${block.id} belongs to session ${block.sessionId}`);
-      assertLaminar(block, state.active.map((id) => state.blocks.get(id)!));
+      if (block.sessionId !== state.sessionId)
+        throw new Error(`block ${block.id} belongs to session ${block.sessionId}`);
+      assertLaminar(
+        block,
+        state.active.map((id) => state.blocks.get(id)!),
+      );
       const blocks = new Map(state.blocks).set(block.id, block);
       const active = [...state.active, block.id];
       const reverted = new Set(state.reverted);
@@ -81,7 +91,8 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       return event.data.reason === 'no-progress'
         ? {
             ...state,
-            lastNoOpReason: 'no stage could shrink the history further (the protected messages alone exceed the budget)',
+            lastNoOpReason:
+              'no stage could shrink the history further (the protected messages alone exceed the budget)',
             guard: { ...state.guard, noOpStreak: state.guard.noOpStreak + 1, lastAttemptRaw: state.rawTokens },
           }
         : state;

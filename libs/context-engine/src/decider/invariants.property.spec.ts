@@ -87,7 +87,11 @@ export function buildMessages(spec: SessionSpec): ChatMessage[] {
       const calls = step.calls.map((c, k) => ({
         id: `c${t}_${s}_${k}`,
         name: c.tool,
-        arguments: JSON.stringify(c.tool === 'bash' || c.tool === 'grep' ? { command: `run ${c.path}` } : { path: c.path, ...(c.ranged ? { offset: 10, limit: 20 } : {}) }),
+        arguments: JSON.stringify(
+          c.tool === 'bash' || c.tool === 'grep'
+            ? { command: `run ${c.path}` }
+            : { path: c.path, ...(c.ranged ? { offset: 10, limit: 20 } : {}) },
+        ),
       }));
       msgs.push({ role: 'assistant', content: step.text === null ? '' : text(step.text, s), toolCalls: calls });
       const last = t === spec.turns.length - 1 && s === turn.steps.length - 1;
@@ -108,7 +112,10 @@ export function buildMessages(spec: SessionSpec): ChatMessage[] {
 
 export const configOf = (spec: SessionSpec): SessionConfig => ({
   provider: spec.provider,
-  contextWindow: Math.max(1500, Math.floor(spec.window * estimateMessagesTokens(buildMessages(spec), counterFor({ provider: spec.provider })))),
+  contextWindow: Math.max(
+    1500,
+    Math.floor(spec.window * estimateMessagesTokens(buildMessages(spec), counterFor({ provider: spec.provider }))),
+  ),
   maxOutputTokens: 0,
   policy: { summaries: spec.summaries },
 });
@@ -155,7 +162,8 @@ function checkInvariants(r: Replay, created: readonly SessionEvent[], before: Ch
   const blocks = created.flatMap((e) => (e.type === 'BlockCreated' ? [e.data.block] : []));
   if (blocks.length) {
     let reverted = s;
-    for (const b of [...blocks].reverse()) reverted = evolve(reverted, { type: 'BlockReverted', data: { blockId: b.id } });
+    for (const b of [...blocks].reverse())
+      reverted = evolve(reverted, { type: 'BlockReverted', data: { blockId: b.id } });
     expect(effectiveHistory(reverted)).toEqual(before);
   }
   // 6. Never grows.
@@ -163,7 +171,9 @@ function checkInvariants(r: Replay, created: readonly SessionEvent[], before: Ch
     expect(b.tokensSaved).toBeGreaterThan(0);
     expect(b.tokensSaved).toBe(b.tokensBefore - b.tokensAfter);
   }
-  for (const e of created) if (e.type === 'CompactionCompleted' && e.data.blockIds.length > 0) expect(e.data.tokensAfter).toBeLessThan(e.data.tokensBefore);
+  for (const e of created)
+    if (e.type === 'CompactionCompleted' && e.data.blockIds.length > 0)
+      expect(e.data.tokensAfter).toBeLessThan(e.data.tokensBefore);
   // Incremental totals equal a full recount (every few steps: the recount is O(history)).
   if (step % 7 === 0) {
     const full = recount(s);
@@ -186,20 +196,34 @@ export function simulate(spec: SessionSpec, check: boolean): Replay {
       before.splice(0, before.length, ...effectiveHistory(r.state));
     }
     const tokensBeforeStep = effectiveTotal(r.state);
-    created.push(...(spec.overflows.includes(step) ? command(r, { type: 'Compact', data: { trigger: 'overflow', errorText: 'prompt is too long' } }) : compact(r)));
+    created.push(
+      ...(spec.overflows.includes(step)
+        ? command(r, { type: 'Compact', data: { trigger: 'overflow', errorText: 'prompt is too long' } })
+        : compact(r)),
+    );
     for (const e of created) {
       if (e.type !== 'SummaryRequested') continue;
       const id = e.data.request.requestId;
-      if (spec.answer === 'complete') created.push(...command(r, { type: 'CompleteSummary', data: { requestId: id, summary: `summary of ${e.data.request.messages.length} messages` } }));
-      else if (spec.answer === 'fail') created.push(...command(r, { type: 'FailSummary', data: { requestId: id, reason: 'provider 503' } }));
+      if (spec.answer === 'complete')
+        created.push(
+          ...command(r, {
+            type: 'CompleteSummary',
+            data: { requestId: id, summary: `summary of ${e.data.request.messages.length} messages` },
+          }),
+        );
+      else if (spec.answer === 'fail')
+        created.push(...command(r, { type: 'FailSummary', data: { requestId: id, reason: 'provider 503' } }));
       else if (spec.answer === 'late') late.push({ id, due: step + 3 });
     }
     for (const l of late.filter((x) => x.due === step)) {
-      created.push(...command(r, { type: 'CompleteSummary', data: { requestId: l.id, summary: `late summary ${l.id}` } }));
+      created.push(
+        ...command(r, { type: 'CompleteSummary', data: { requestId: l.id, summary: `late summary ${l.id}` } }),
+      );
     }
     if (check) {
       checkInvariants(r, created, before, step);
-      if (created.some((e) => e.type === 'BlockCreated')) expect(effectiveTotal(r.state)).toBeLessThan(tokensBeforeStep);
+      if (created.some((e) => e.type === 'BlockCreated'))
+        expect(effectiveTotal(r.state)).toBeLessThan(tokensBeforeStep);
     }
   });
   return r;
@@ -225,7 +249,10 @@ describe('engine invariants over generated agent sessions', () => {
         expect(effectiveHistory(folded)).toEqual(effectiveHistory(a.state));
         expect(folded.active).toEqual(a.state.active);
         // Redelivering every event is harmless (idempotent projection).
-        const twice = foldEvents('prop', a.events.flatMap((e): SessionEvent[] => (e.type === 'SessionConfigured' ? [e] : [e, e])));
+        const twice = foldEvents(
+          'prop',
+          a.events.flatMap((e): SessionEvent[] => (e.type === 'SessionConfigured' ? [e] : [e, e])),
+        );
         expect(effectiveHistory(twice)).toEqual(effectiveHistory(a.state));
       }),
       { numRuns: 60 },

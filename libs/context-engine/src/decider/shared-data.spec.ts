@@ -14,7 +14,10 @@ import { effectiveHistory, recount, sessionStats } from '.';
 
 const file = resolve(__dirname, '../../../../../shared/data/sessions.jsonl');
 const sessions: { id: string; source: string; messages: ChatMessage[] }[] = existsSync(file)
-  ? readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+  ? readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l))
   : [];
 const maybe = sessions.length ? describe : describe.skip;
 

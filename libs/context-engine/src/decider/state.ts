@@ -51,9 +51,15 @@ export interface SessionState {
 
 export function configure(config: SessionConfig): Pick<SessionState, 'config' | 'policy' | 'budget' | 'counter'> {
   const policy = resolvePolicy(config.policy ?? undefined);
-  const contextWindow = config.contextWindow ?? getContextWindowSize(config.provider, config.model, config.windowOverrides);
+  const contextWindow =
+    config.contextWindow ?? getContextWindowSize(config.provider, config.model, config.windowOverrides);
   const budget = computeBudget(
-    { contextWindow, maxOutputTokens: config.maxOutputTokens, systemPromptTokens: config.systemPromptTokens, toolDefinitionTokens: config.toolDefinitionTokens },
+    {
+      contextWindow,
+      maxOutputTokens: config.maxOutputTokens,
+      systemPromptTokens: config.systemPromptTokens,
+      toolDefinitionTokens: config.toolDefinitionTokens,
+    },
     policy,
   );
   const counter = counterFor({ provider: config.provider, model: config.model, tokenizer: config.tokenizer });
@@ -80,5 +86,6 @@ export function initialSessionState(sessionId: string, config: SessionConfig = {
 }
 
 /** Effective-history tokens including the per-conversation framing. O(1). */
-export const effectiveTotal = (s: SessionState): number => (s.entries.length ? s.effectiveTokens + s.counter.perConversation : 0);
+export const effectiveTotal = (s: SessionState): number =>
+  s.entries.length ? s.effectiveTokens + s.counter.perConversation : 0;
 export const rawTotal = (s: SessionState): number => (s.originals.length ? s.rawTokens + s.counter.perConversation : 0);

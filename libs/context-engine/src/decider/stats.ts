@@ -35,7 +35,7 @@ export function sessionStats(state: SessionState): SessionStats {
   const b = state.budget;
   const savedByStage: Partial<Record<Stage, number>> = {};
   const entries = state.entries;
-  for (let i = 0; i < entries.length; ) {
+  for (let i = 0; i < entries.length;) {
     const e = entries[i]!;
     if (isOriginal(e)) {
       i++;
@@ -43,7 +43,8 @@ export function sessionStats(state: SessionState): SessionStats {
     }
     let after = 0;
     let j = i;
-    while (j < entries.length && entries[j]!.blockId === e.blockId && entries[j]!.from === e.from) after += entries[j++]!.tokens;
+    while (j < entries.length && entries[j]!.blockId === e.blockId && entries[j]!.from === e.from)
+      after += entries[j++]!.tokens;
     let before = 0;
     for (let p = e.from; p <= e.to; p++) before += state.originalTokens[p]!;
     savedByStage[e.stage!] = (savedByStage[e.stage!] ?? 0) + before - after;
@@ -100,7 +101,12 @@ function protectedOverBudget(state: SessionState): string | undefined {
 }
 
 /** Full recount from scratch (for tests: the incremental totals must equal it). */
-export function recount(state: SessionState): { rawTokens: number; effectiveTokens: number; entries: EffectiveEntry[]; userPositions: number[] } {
+export function recount(state: SessionState): {
+  rawTokens: number;
+  effectiveTokens: number;
+  entries: EffectiveEntry[];
+  userPositions: number[];
+} {
   const originalTokens = state.originals.map((m) => state.counter.message(m));
   const entries = buildEffectiveEntries(
     state.originals,

@@ -43,7 +43,10 @@ export type SessionEvent =
   | { readonly type: 'BlockReverted'; readonly data: { readonly blockId: string } }
   | { readonly type: 'SummaryRequested'; readonly data: { readonly request: SummaryRequest } }
   | { readonly type: 'SummaryFailed'; readonly data: { readonly requestId: string; readonly reason: string } }
-  | { readonly type: 'SummaryRejected'; readonly data: { readonly requestId: string; readonly reason: 'stale-range' | 'not-smaller' } }
+  | {
+      readonly type: 'SummaryRejected';
+      readonly data: { readonly requestId: string; readonly reason: 'stale-range' | 'not-smaller' };
+    }
   | {
       readonly type: 'CompactionCompleted';
       readonly data: {
@@ -56,7 +59,13 @@ export type SessionEvent =
         readonly summaryRequested: boolean;
       };
     }
-  | { readonly type: 'CompactionSkipped'; readonly data: { readonly trigger: CompactionTrigger; readonly reason: 'fits' | 'summary-pending' | 'no-progress' } }
+  | {
+      readonly type: 'CompactionSkipped';
+      readonly data: {
+        readonly trigger: CompactionTrigger;
+        readonly reason: 'fits' | 'summary-pending' | 'no-progress';
+      };
+    }
   | {
       readonly type: 'CompactionRefused';
       readonly data: {

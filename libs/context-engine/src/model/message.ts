@@ -34,8 +34,7 @@ export interface ChatMessage {
 }
 
 export const isToolResult = (m: ChatMessage): boolean => m.role === 'tool';
-export const hasToolCalls = (m: ChatMessage): boolean =>
-  m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0;
+export const hasToolCalls = (m: ChatMessage): boolean => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0;
 /** A "conversational" message in seed 001's sense: user text, or assistant text without tool calls. */
 export const isConversational = (m: ChatMessage): boolean =>
   m.role === 'user' || (m.role === 'assistant' && !hasToolCalls(m));

@@ -101,7 +101,13 @@ export const DEFAULT_POLICY: CompactionPolicy = {
   guard: { maxIneffectiveCompactions: 3, maxConsecutiveNoOps: 2, retryAfterGrowthRatio: 0.05 },
 };
 
-type DeepPartial<T> = { -readonly [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object | null ? DeepPartial<NonNullable<T[K]>> | null : T[K] };
+type DeepPartial<T> = {
+  -readonly [K in keyof T]?: T[K] extends readonly unknown[]
+    ? T[K]
+    : T[K] extends object | null
+      ? DeepPartial<NonNullable<T[K]>> | null
+      : T[K];
+};
 export type PolicyOverrides = DeepPartial<CompactionPolicy>;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -121,7 +127,9 @@ function merge<T>(base: T, over: unknown): T {
 export function resolvePolicy(overrides?: PolicyOverrides): CompactionPolicy {
   const p = merge(DEFAULT_POLICY, overrides ?? {});
   if (!(p.targetRatio > 0 && p.targetRatio <= p.thresholdRatio && p.thresholdRatio <= 1)) {
-    throw new RangeError(`policy: need 0 < targetRatio (${p.targetRatio}) <= thresholdRatio (${p.thresholdRatio}) <= 1`);
+    throw new RangeError(
+      `policy: need 0 < targetRatio (${p.targetRatio}) <= thresholdRatio (${p.thresholdRatio}) <= 1`,
+    );
   }
   return p;
 }

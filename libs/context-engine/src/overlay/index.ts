@@ -26,19 +26,26 @@ const contains = (outer: { from: number; to: number }, inner: { from: number; to
   outer.from <= inner.from && inner.to <= outer.to;
 
 /** Throws unless every edit of `block` is nested in or contains or is disjoint from each active edit, and its own edits are disjoint. */
-export function assertLaminar(block: Pick<CompactionBlock, 'id' | 'edits'>, active: readonly Pick<CompactionBlock, 'id' | 'edits'>[]): void {
+export function assertLaminar(
+  block: Pick<CompactionBlock, 'id' | 'edits'>,
+  active: readonly Pick<CompactionBlock, 'id' | 'edits'>[],
+): void {
   const own = [...block.edits].sort((a, b) => a.from - b.from);
   for (let i = 0; i < own.length; i++) {
     const e = own[i]!;
-    if (!(e.from <= e.to) || e.from < 0) throw new OverlayError(`block ${block.id}: bad edit range [${e.from}, ${e.to}]`);
-    if (i > 0 && own[i - 1]!.to >= e.from) throw new OverlayError(`block ${block.id}: its own edits overlap at ${e.from}`);
+    if (!(e.from <= e.to) || e.from < 0)
+      throw new OverlayError(`block ${block.id}: bad edit range [${e.from}, ${e.to}]`);
+    if (i > 0 && own[i - 1]!.to >= e.from)
+      throw new OverlayError(`block ${block.id}: its own edits overlap at ${e.from}`);
   }
   for (const other of active) {
     if (other.id === block.id) continue;
     for (const e of block.edits) {
       for (const o of other.edits) {
         if (overlaps(e, o) && !contains(e, o) && !contains(o, e)) {
-          throw new OverlayError(`block ${block.id} edit [${e.from}, ${e.to}] partially overlaps block ${other.id} edit [${o.from}, ${o.to}]`);
+          throw new OverlayError(
+            `block ${block.id} edit [${e.from}, ${e.to}] partially overlaps block ${other.id} edit [${o.from}, ${o.to}]`,
+          );
         }
       }
     }
@@ -78,11 +85,14 @@ export function buildEffectiveEntries(
   const out: EffectiveEntry[] = [];
   let pos = 0;
   for (const { edit, block } of edits) {
-    for (; pos < edit.from && pos < originals.length; pos++) out.push({ message: originals[pos]!, from: pos, to: pos, tokens: originalTokens[pos]! });
-    for (const m of edit.replacement) out.push({ message: m, from: edit.from, to: edit.to, blockId: block.id, stage: block.stage, tokens: count(m) });
+    for (; pos < edit.from && pos < originals.length; pos++)
+      out.push({ message: originals[pos]!, from: pos, to: pos, tokens: originalTokens[pos]! });
+    for (const m of edit.replacement)
+      out.push({ message: m, from: edit.from, to: edit.to, blockId: block.id, stage: block.stage, tokens: count(m) });
     pos = Math.max(pos, edit.to + 1);
   }
-  for (; pos < originals.length; pos++) out.push({ message: originals[pos]!, from: pos, to: pos, tokens: originalTokens[pos]! });
+  for (; pos < originals.length; pos++)
+    out.push({ message: originals[pos]!, from: pos, to: pos, tokens: originalTokens[pos]! });
   return out;
 }
 
@@ -90,7 +100,11 @@ export function buildEffectiveEntries(
  * Apply a block's edits to a view (used while chaining stages inside one decision). Every edit must cover
  * whole entries of the view: entries fully inside [from, to] are replaced, the others kept.
  */
-export function applyBlockToEntries(entries: readonly EffectiveEntry[], block: CompactionBlock, count: (m: ChatMessage) => number): EffectiveEntry[] {
+export function applyBlockToEntries(
+  entries: readonly EffectiveEntry[],
+  block: CompactionBlock,
+  count: (m: ChatMessage) => number,
+): EffectiveEntry[] {
   const edits = [...block.edits].sort((a, b) => a.from - b.from);
   const out: EffectiveEntry[] = [];
   let k = 0;
@@ -101,11 +115,20 @@ export function applyBlockToEntries(entries: readonly EffectiveEntry[], block: C
     if (edit && e.from >= edit.from && e.to <= edit.to) {
       if (emitted !== k) {
         emitted = k;
-        for (const m of edit.replacement) out.push({ message: m, from: edit.from, to: edit.to, blockId: block.id, stage: block.stage, tokens: count(m) });
+        for (const m of edit.replacement)
+          out.push({
+            message: m,
+            from: edit.from,
+            to: edit.to,
+            blockId: block.id,
+            stage: block.stage,
+            tokens: count(m),
+          });
       }
       continue;
     }
-    if (edit && overlaps(e, edit)) throw new OverlayError(`block ${block.id} edit [${edit.from}, ${edit.to}] cuts entry [${e.from}, ${e.to}]`);
+    if (edit && overlaps(e, edit))
+      throw new OverlayError(`block ${block.id} edit [${edit.from}, ${edit.to}] cuts entry [${e.from}, ${e.to}]`);
     out.push(e);
   }
   return out;
@@ -115,4 +138,7 @@ export function applyBlockToEntries(entries: readonly EffectiveEntry[], block: C
 export const entriesTokens = (entries: readonly EffectiveEntry[]): number => entries.reduce((s, e) => s + e.tokens, 0);
 
 /** The span of original positions covered by entries [i, j] of a view. */
-export const spanOf = (entries: readonly EffectiveEntry[], i: number, j: number) => ({ from: entries[i]!.from, to: entries[j]!.to });
+export const spanOf = (entries: readonly EffectiveEntry[], i: number, j: number) => ({
+  from: entries[i]!.from,
+  to: entries[j]!.to,
+});

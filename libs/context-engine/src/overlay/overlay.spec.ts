@@ -18,7 +18,8 @@ const block = (id: string, stage: Stage, edits: [number, number, string][]): Com
   basedOnPosition: 9,
   engineVersion: ENGINE_VERSION,
 });
-const view = (active: CompactionBlock[]) => buildEffectiveEntries(originals, tokens, active, len).map((e) => e.message.content);
+const view = (active: CompactionBlock[]) =>
+  buildEffectiveEntries(originals, tokens, active, len).map((e) => e.message.content);
 
 describe('overlay', () => {
   it('shows the originals when no block is active', () => {
@@ -27,7 +28,10 @@ describe('overlay', () => {
 
   it('applies disjoint edits and hides an edit nested in a later one', () => {
     const first = block('b1', 'summary', [[0, 3, 'S1']]);
-    const prune = block('b2', 'prune', [[5, 5, 'P5'], [7, 7, 'P7']]);
+    const prune = block('b2', 'prune', [
+      [5, 5, 'P5'],
+      [7, 7, 'P7'],
+    ]);
     expect(view([first, prune])).toEqual(['S1', 'u4', 'P5', 'u6', 'P7', 'u8', 'a9']);
     const second = block('b3', 'summary', [[0, 5, 'S2']]); // absorbs the first summary and one prune edit
     expect(view([first, prune, second])).toEqual(['S2', 'u6', 'P7', 'u8', 'a9']);
@@ -37,7 +41,9 @@ describe('overlay', () => {
 
   it('lets the later of two same-range edits win', () => {
     expect(view([block('x', 'prune', [[2, 2, 'old']]), block('y', 'truncate', [[2, 2, 'new']])])).toContain('new');
-    expect(maximalEdits([block('x', 'prune', [[2, 2, 'old']]), block('y', 'truncate', [[2, 2, 'new']])])).toHaveLength(1);
+    expect(maximalEdits([block('x', 'prune', [[2, 2, 'old']]), block('y', 'truncate', [[2, 2, 'new']])])).toHaveLength(
+      1,
+    );
   });
 
   it('rejects a partial overlap', () => {
@@ -45,14 +51,24 @@ describe('overlay', () => {
     expect(() => assertLaminar(block('b', 'sliding-window', [[2, 5, 'M']]), [a])).toThrow(OverlayError);
     expect(() => assertLaminar(block('b', 'sliding-window', [[0, 5, 'M']]), [a])).not.toThrow();
     expect(() => assertLaminar(block('b', 'sliding-window', [[4, 5, 'M']]), [a])).not.toThrow();
-    expect(() => assertLaminar(block('c', 'prune', [[1, 2, 'x'], [2, 3, 'y']]), [])).toThrow(/own edits overlap/);
+    expect(() =>
+      assertLaminar(
+        block('c', 'prune', [
+          [1, 2, 'x'],
+          [2, 3, 'y'],
+        ]),
+        [],
+      ),
+    ).toThrow(/own edits overlap/);
   });
 
   it('applies a block to a view the same way as a full rebuild', () => {
     const first = block('b1', 'summary', [[0, 3, 'S1']]);
     const base = buildEffectiveEntries(originals, tokens, [first], len);
     const second = block('b3', 'sliding-window', [[0, 7, 'M']]);
-    expect(applyBlockToEntries(base, second, len)).toEqual(buildEffectiveEntries(originals, tokens, [first, second], len));
+    expect(applyBlockToEntries(base, second, len)).toEqual(
+      buildEffectiveEntries(originals, tokens, [first, second], len),
+    );
     expect(() => applyBlockToEntries(base, block('bad', 'prune', [[2, 5, 'x']]), len)).toThrow(OverlayError);
   });
 });

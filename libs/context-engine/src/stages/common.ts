@@ -31,7 +31,10 @@ export const viewTokens = (entries: readonly EffectiveEntry[], counter: TokenCou
   entries.length === 0 ? 0 : entries.reduce((s, e) => s + e.tokens, counter.perConversation);
 
 export function blockId(sessionId: string, stage: Stage, edits: readonly { from: number; to: number }[]): string {
-  const ranges = [...edits].sort((a, b) => a.from - b.from).map((e) => `${e.from}-${e.to}`).join(',');
+  const ranges = [...edits]
+    .sort((a, b) => a.from - b.from)
+    .map((e) => `${e.from}-${e.to}`)
+    .join(',');
   return createHash('sha256').update(`${sessionId}\u0000${stage}\u0000${ranges}`).digest('hex').slice(0, 24);
 }
 
@@ -72,7 +75,12 @@ export function makeBlock(ctx: StageContext, stage: Stage, edits: BlockEdit[]): 
 export const editKey = (stage: Stage, e: { from: number; to: number }): string => `${stage}:${e.from}-${e.to}`;
 
 /** An edit replacing view entries [i, j] (inclusive) with `replacement`. */
-export const editOver = (entries: readonly EffectiveEntry[], i: number, j: number, replacement: ChatMessage[]): BlockEdit => ({
+export const editOver = (
+  entries: readonly EffectiveEntry[],
+  i: number,
+  j: number,
+  replacement: ChatMessage[],
+): BlockEdit => ({
   from: entries[i]!.from,
   to: entries[j]!.to,
   replacement,
@@ -105,7 +113,7 @@ export function formatKeyArgs(args: string, maxValue = 40): string {
   if (!parsed) return clip(oneLine(args), maxValue);
   return Object.entries(parsed)
     .slice(0, 2)
-    .map(([k, v]) => `${k}=${clip(oneLine(typeof v === 'string' ? v : JSON.stringify(v) ?? ''), maxValue)}`)
+    .map(([k, v]) => `${k}=${clip(oneLine(typeof v === 'string' ? v : (JSON.stringify(v) ?? '')), maxValue)}`)
     .join(', ');
 }
 
@@ -113,7 +121,9 @@ export function formatKeyArgs(args: string, maxValue = 40): string {
 export function looksLikeError(m: ChatMessage): boolean {
   if (m.isError) return true;
   const head = m.content.trimStart().slice(0, 160).toLowerCase();
-  return /^(error\b|error:|enoent|eacces|no such file|file not found|cannot |could not |failed\b|traceback|exception\b)/.test(head);
+  return /^(error\b|error:|enoent|eacces|no such file|file not found|cannot |could not |failed\b|traceback|exception\b)/.test(
+    head,
+  );
 }
 
 export { clip, oneLine };

@@ -3,10 +3,59 @@ import type { ToolCall } from '../model/message';
 import { isOriginal } from '../overlay';
 import { looksLikeError, makeBlock, parseArguments, type StageContext } from './common';
 
-const READ_TOOLS = new Set(['read', 'read_file', 'readfile', 'file_read', 'view', 'view_file', 'open', 'open_file', 'cat']);
-const WRITE_TOOLS = new Set(['edit', 'write', 'write_file', 'create', 'create_file', 'multiedit', 'multi_edit', 'str_replace', 'insert', 'notebookedit', 'edit_file', 'apply_edit']);
-const PATH_KEYS = ['path', 'file_path', 'filePath', 'file', 'filename', 'target_file', 'absolute_path', 'notebook_path'];
-const RANGE_KEYS = ['offset', 'limit', 'line', 'lines', 'start_line', 'end_line', 'startLine', 'endLine', 'view_range', 'range', 'line_range', 'from', 'to', 'start', 'end', 'line_number'];
+const READ_TOOLS = new Set([
+  'read',
+  'read_file',
+  'readfile',
+  'file_read',
+  'view',
+  'view_file',
+  'open',
+  'open_file',
+  'cat',
+]);
+const WRITE_TOOLS = new Set([
+  'edit',
+  'write',
+  'write_file',
+  'create',
+  'create_file',
+  'multiedit',
+  'multi_edit',
+  'str_replace',
+  'insert',
+  'notebookedit',
+  'edit_file',
+  'apply_edit',
+]);
+const PATH_KEYS = [
+  'path',
+  'file_path',
+  'filePath',
+  'file',
+  'filename',
+  'target_file',
+  'absolute_path',
+  'notebook_path',
+];
+const RANGE_KEYS = [
+  'offset',
+  'limit',
+  'line',
+  'lines',
+  'start_line',
+  'end_line',
+  'startLine',
+  'endLine',
+  'view_range',
+  'range',
+  'line_range',
+  'from',
+  'to',
+  'start',
+  'end',
+  'line_number',
+];
 
 export interface FileAccess {
   readonly kind: 'read' | 'write';
@@ -68,7 +117,8 @@ export function dedupeFileReads(ctx: StageContext): CompactionBlock | null {
     }
     if (m.role === 'tool' && m.toolCallId && isOriginal(e)) {
       const p = pendingCalls.get(m.toolCallId);
-      if (p && !looksLikeError(m)) reads.push({ callId: m.toolCallId, access: p.access, resultIndex: i, order: p.order });
+      if (p && !looksLikeError(m))
+        reads.push({ callId: m.toolCallId, access: p.access, resultIndex: i, order: p.order });
       pendingCalls.delete(m.toolCallId);
     }
   });

@@ -48,7 +48,11 @@ export function keepWithinBudget(ctx: StageContext): CompactionBlock | null {
   }
   if (cut === undefined) return null;
   return makeBlock(ctx, 'keep-within-budget', [
-    { from: entries[start]!.from, to: entries[cut - 1]!.to, replacement: [compactedMarker(entries[cut - 1]!.to - entries[start]!.from + 1, 'to fit the context window')] },
+    {
+      from: entries[start]!.from,
+      to: entries[cut - 1]!.to,
+      replacement: [compactedMarker(entries[cut - 1]!.to - entries[start]!.from + 1, 'to fit the context window')],
+    },
   ]);
 }
 
@@ -68,6 +72,10 @@ export function emergencyDrop(ctx: StageContext): CompactionBlock | null {
   const cut = drop < starts.length ? starts[drop]! : limit;
   if (cut <= first) return null;
   return makeBlock(ctx, 'emergency', [
-    { from: entries[first]!.from, to: entries[cut - 1]!.to, replacement: [compactedMarker(entries[cut - 1]!.to - entries[first]!.from + 1, 'after a context-overflow error')] },
+    {
+      from: entries[first]!.from,
+      to: entries[cut - 1]!.to,
+      replacement: [compactedMarker(entries[cut - 1]!.to - entries[first]!.from + 1, 'after a context-overflow error')],
+    },
   ]);
 }

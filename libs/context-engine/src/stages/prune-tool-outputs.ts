@@ -3,7 +3,10 @@ import { isOriginal } from '../overlay';
 import { callsById, formatKeyArgs, makeBlock, type StageContext } from './common';
 
 /** Budget-scaled prune thresholds: seed 002's 40k / 20k as caps, fractions of the budget below them. */
-export function pruneThresholds(ctx: Pick<StageContext, 'policy' | 'budget'>): { protectTokens: number; minimumSavings: number } {
+export function pruneThresholds(ctx: Pick<StageContext, 'policy' | 'budget'>): {
+  protectTokens: number;
+  minimumSavings: number;
+} {
   const p = ctx.policy.prune;
   const b = ctx.budget.historyBudget;
   return {
@@ -42,7 +45,10 @@ export function pruneToolOutputs(ctx: StageContext): CompactionBlock | null {
       continue;
     }
     if (protection.unconsumed.has(i)) continue;
-    const replacement = { ...m, content: prunedPlaceholder(name, call ? formatKeyArgs(call.arguments) : '', m.content.length) };
+    const replacement = {
+      ...m,
+      content: prunedPlaceholder(name, call ? formatKeyArgs(call.arguments) : '', m.content.length),
+    };
     const after = counter.message(replacement);
     if (after >= e.tokens) continue;
     saved += e.tokens - after;

@@ -6,7 +6,10 @@ import { makeBlock, viewTokens, type StageContext } from './common';
 export const TRUNCATION_MARKER = '[Earlier conversation history was truncated to fit within context limits';
 
 /** The system-role marker: between an assistant and a user message it creates no same-role neighbours. */
-export const truncationMarker = (hidden: number): ChatMessage => ({ role: 'system', content: `${TRUNCATION_MARKER}: ${hidden} messages hidden]` });
+export const truncationMarker = (hidden: number): ChatMessage => ({
+  role: 'system',
+  content: `${TRUNCATION_MARKER}: ${hidden} messages hidden]`,
+});
 
 const turnStartsFrom = (entries: readonly EffectiveEntry[], from: number, to: number): number[] => {
   const out: number[] = [];
@@ -38,7 +41,12 @@ export function slidingWindow(ctx: StageContext, options: { fraction?: number } 
   const n = entries.length;
   const keepFirst = firstExchangeEnd(ctx, options.fraction !== undefined);
   if (keepFirst < 0 || keepFirst >= n) return null;
-  const limit = options.fraction !== undefined ? (protection.lastUser < 0 ? n : protection.lastUser) : Math.min(protection.tailStart, protection.lastUser < 0 ? n : protection.lastUser);
+  const limit =
+    options.fraction !== undefined
+      ? protection.lastUser < 0
+        ? n
+        : protection.lastUser
+      : Math.min(protection.tailStart, protection.lastUser < 0 ? n : protection.lastUser);
   const candidates = turnStartsFrom(entries, keepFirst + 1, limit).filter((c) => c <= limit);
   if (candidates.length === 0) return null;
   let cut: number | undefined;
@@ -59,5 +67,11 @@ export function slidingWindow(ctx: StageContext, options: { fraction?: number } 
     }
   }
   if (cut === undefined || cut <= keepFirst) return null;
-  return makeBlock(ctx, 'sliding-window', [{ from: entries[keepFirst]!.from, to: entries[cut - 1]!.to, replacement: [truncationMarker(entries[cut - 1]!.to - entries[keepFirst]!.from + 1)] }]);
+  return makeBlock(ctx, 'sliding-window', [
+    {
+      from: entries[keepFirst]!.from,
+      to: entries[cut - 1]!.to,
+      replacement: [truncationMarker(entries[cut - 1]!.to - entries[keepFirst]!.from + 1)],
+    },
+  ]);
 }

@@ -47,7 +47,11 @@ function noteLines(entries: readonly EffectiveEntry[], from: number, to: number)
  * tool-call groups, the older groups are collapsed into one non-empty note (tool, key args ≤ 40 chars,
  * status); the newest `tailPairs` groups, the user message, the verbatim set and unconsumed results stay.
  */
-export function splitTurn(ctx: StageContext, tailPairs = ctx.policy.splitTurnTailPairs, force = false): CompactionBlock | null {
+export function splitTurn(
+  ctx: StageContext,
+  tailPairs = ctx.policy.splitTurnTailPairs,
+  force = false,
+): CompactionBlock | null {
   const { entries, protection } = ctx;
   const u = protection.lastUser;
   if (u < 0) return null;

@@ -18,7 +18,8 @@ import {
   type StageContext,
 } from '.';
 
-const after = (ctx: StageContext, block: CompactionBlock): ChatMessage[] => applyBlockToEntries(ctx.entries, block, (m) => ctx.counter.message(m)).map((e) => e.message);
+const after = (ctx: StageContext, block: CompactionBlock): ChatMessage[] =>
+  applyBlockToEntries(ctx.entries, block, (m) => ctx.counter.message(m)).map((e) => e.message);
 const positions = (block: CompactionBlock | null) => block?.edits.map((e) => e.from) ?? [];
 
 describe('stage 1: truncate huge tool outputs', () => {
@@ -33,7 +34,14 @@ describe('stage 1: truncate huge tool outputs', () => {
 
   it('truncates only the huge output, keeping the pair and making the view smaller', () => {
     const huge = Array.from({ length: 6000 }, (_, i) => `row ${i} value`).join('\n');
-    const msgs = [user('run it'), calls('', toolCall('c1', 'bash', { command: 'seq' })), result('c1', huge, 'bash'), calls('', toolCall('c2', 'bash')), result('c2', 'ok', 'bash'), assistant('done')];
+    const msgs = [
+      user('run it'),
+      calls('', toolCall('c1', 'bash', { command: 'seq' })),
+      result('c1', huge, 'bash'),
+      calls('', toolCall('c2', 'bash')),
+      result('c2', 'ok', 'bash'),
+      assistant('done'),
+    ];
     const ctx = stageContext(msgs, 20_000);
     const block = truncateToolOutputs(ctx)!;
     expect(positions(block)).toEqual([2]);
@@ -48,14 +56,21 @@ describe('stage 1: truncate huge tool outputs', () => {
 describe('stage 2: prune old tool outputs (SCENARIOS #6, #7)', () => {
   const tenResults = (): ChatMessage[] => {
     const msgs: ChatMessage[] = [user('go')];
-    for (let i = 1; i <= 10; i++) msgs.push(calls('', toolCall(`c${i}`, 'bash', { command: `step ${i}` })), result(`c${i}`, text(20_000, i), 'bash'));
+    for (let i = 1; i <= 10; i++)
+      msgs.push(
+        calls('', toolCall(`c${i}`, 'bash', { command: `step ${i}` })),
+        result(`c${i}`, text(20_000, i), 'bash'),
+      );
     msgs.push(assistant('all done'), user('thanks'));
     return msgs;
   };
 
   it('replaces exactly the 8 oldest and keeps the 2 newest verbatim', () => {
     const msgs = tenResults();
-    const ctx = stageContext(msgs, 200_000, { prune: { protectTokens: 10_000, minimumSavings: 1000 }, tail: { budgetRatio: 0.001 } });
+    const ctx = stageContext(msgs, 200_000, {
+      prune: { protectTokens: 10_000, minimumSavings: 1000 },
+      tail: { budgetRatio: 0.001 },
+    });
     const block = pruneToolOutputs(ctx)!;
     expect(block.stage).toBe('prune');
     expect(positions(block)).toEqual([2, 4, 6, 8, 10, 12, 14, 16]);
@@ -68,14 +83,28 @@ describe('stage 2: prune old tool outputs (SCENARIOS #6, #7)', () => {
   });
 
   it('never prunes a protected tool', () => {
-    const msgs = tenResults().map((m) => (m.role === 'tool' && m.toolCallId === 'c3' ? { ...m, toolName: 'skill' } : m));
-    const ctx = stageContext(msgs, 200_000, { prune: { protectTokens: 10_000, minimumSavings: 1000 }, tail: { budgetRatio: 0.001 } });
+    const msgs = tenResults().map((m) =>
+      m.role === 'tool' && m.toolCallId === 'c3' ? { ...m, toolName: 'skill' } : m,
+    );
+    const ctx = stageContext(msgs, 200_000, {
+      prune: { protectTokens: 10_000, minimumSavings: 1000 },
+      tail: { budgetRatio: 0.001 },
+    });
     expect(positions(pruneToolOutputs(ctx))).not.toContain(6);
   });
 
   it('does nothing below the minimum savings', () => {
-    const msgs = [user('q'), calls('', toolCall('c1', 'bash')), result('c1', 'short output', 'bash'), calls('', toolCall('c2', 'bash')), result('c2', 'x', 'bash'), assistant('ok')];
-    expect(pruneToolOutputs(stageContext(msgs, 200_000, { prune: { protectTokens: 0, minimumSavings: 100_000 } }))).toBeNull();
+    const msgs = [
+      user('q'),
+      calls('', toolCall('c1', 'bash')),
+      result('c1', 'short output', 'bash'),
+      calls('', toolCall('c2', 'bash')),
+      result('c2', 'x', 'bash'),
+      assistant('ok'),
+    ];
+    expect(
+      pruneToolOutputs(stageContext(msgs, 200_000, { prune: { protectTokens: 0, minimumSavings: 100_000 } })),
+    ).toBeNull();
   });
 
   it('scales its thresholds to small budgets (fires on a 20k budget)', () => {
@@ -85,11 +114,26 @@ describe('stage 2: prune old tool outputs (SCENARIOS #6, #7)', () => {
 });
 
 describe('stage 3: dedupe file reads (SCENARIOS #8)', () => {
-  const read = (id: string, path: string, extra: Record<string, unknown> = {}) => calls('', toolCall(id, 'read', { path, ...extra }));
+  const read = (id: string, path: string, extra: Record<string, unknown> = {}) =>
+    calls('', toolCall(id, 'read', { path, ...extra }));
   const body = (n: number) => `export const x = ${n};\n${text(3000, n)}`;
 
   it('replaces the first two of three reads of one path by a pointer to the latest', () => {
-    const msgs = [user('a'), read('r1', '/src/a.ts'), result('r1', body(1), 'read'), assistant('seen'), user('b'), read('r2', '/src/a.ts'), result('r2', body(2), 'read'), assistant('again'), user('c'), read('r3', '/src/a.ts'), result('r3', body(3), 'read'), assistant('third'), user('d')];
+    const msgs = [
+      user('a'),
+      read('r1', '/src/a.ts'),
+      result('r1', body(1), 'read'),
+      assistant('seen'),
+      user('b'),
+      read('r2', '/src/a.ts'),
+      result('r2', body(2), 'read'),
+      assistant('again'),
+      user('c'),
+      read('r3', '/src/a.ts'),
+      result('r3', body(3), 'read'),
+      assistant('third'),
+      user('d'),
+    ];
     const ctx = stageContext(msgs, 100_000);
     const block = dedupeFileReads(ctx)!;
     expect(positions(block)).toEqual([2, 6]);
@@ -102,35 +146,81 @@ describe('stage 3: dedupe file reads (SCENARIOS #8)', () => {
   });
 
   it('leaves reads of two different paths alone', () => {
-    const msgs = [user('a'), read('r1', '/a.ts'), result('r1', body(1), 'read'), read('r2', '/b.ts'), result('r2', body(2), 'read'), assistant('ok'), user('b')];
+    const msgs = [
+      user('a'),
+      read('r1', '/a.ts'),
+      result('r1', body(1), 'read'),
+      read('r2', '/b.ts'),
+      result('r2', body(2), 'read'),
+      assistant('ok'),
+      user('b'),
+    ];
     expect(dedupeFileReads(stageContext(msgs, 100_000))).toBeNull();
   });
 
   it('does not let a ranged read supersede a different range, but does the same range or a full read', () => {
-    const msgs = [user('a'), read('r1', '/a.ts', { offset: 1, limit: 50 }), result('r1', body(1), 'read'), read('r2', '/a.ts', { offset: 100, limit: 50 }), result('r2', body(2), 'read'), assistant('ok'), user('b')];
+    const msgs = [
+      user('a'),
+      read('r1', '/a.ts', { offset: 1, limit: 50 }),
+      result('r1', body(1), 'read'),
+      read('r2', '/a.ts', { offset: 100, limit: 50 }),
+      result('r2', body(2), 'read'),
+      assistant('ok'),
+      user('b'),
+    ];
     expect(dedupeFileReads(stageContext(msgs, 100_000))).toBeNull();
-    const same = [...msgs, read('r3', '/a.ts', { offset: 1, limit: 50 }), result('r3', body(3), 'read'), assistant('ok'), user('c')];
+    const same = [
+      ...msgs,
+      read('r3', '/a.ts', { offset: 1, limit: 50 }),
+      result('r3', body(3), 'read'),
+      assistant('ok'),
+      user('c'),
+    ];
     expect(positions(dedupeFileReads(stageContext(same, 100_000)))).toEqual([2]);
     const full = [...msgs, read('r3', '/a.ts'), result('r3', body(3), 'read'), assistant('ok'), user('c')];
     expect(positions(dedupeFileReads(stageContext(full, 100_000)))).toEqual([2, 4]);
   });
 
   it('never dedupes a failed read, nor lets it supersede', () => {
-    const msgs = [user('a'), read('r1', '/a.ts'), result('r1', 'Error: ENOENT: no such file', 'read'), read('r2', '/a.ts'), result('r2', body(2), 'read', true), assistant('ok'), user('b')];
+    const msgs = [
+      user('a'),
+      read('r1', '/a.ts'),
+      result('r1', 'Error: ENOENT: no such file', 'read'),
+      read('r2', '/a.ts'),
+      result('r2', body(2), 'read', true),
+      assistant('ok'),
+      user('b'),
+    ];
     expect(dedupeFileReads(stageContext(msgs, 100_000))).toBeNull();
   });
 
   it('marks an earlier read stale when the file was edited in between', () => {
-    const msgs = [user('a'), read('r1', '/a.ts'), result('r1', body(1), 'read'), calls('', toolCall('e1', 'edit', { path: '/a.ts', oldText: 'x', newText: 'y' })), result('e1', 'ok', 'edit'), read('r2', '/a.ts'), result('r2', body(2), 'read'), assistant('ok'), user('b')];
+    const msgs = [
+      user('a'),
+      read('r1', '/a.ts'),
+      result('r1', body(1), 'read'),
+      calls('', toolCall('e1', 'edit', { path: '/a.ts', oldText: 'x', newText: 'y' })),
+      result('e1', 'ok', 'edit'),
+      read('r2', '/a.ts'),
+      result('r2', body(2), 'read'),
+      assistant('ok'),
+      user('b'),
+    ];
     const ctx = stageContext(msgs, 100_000);
     const out = after(ctx, dedupeFileReads(ctx)!);
     expect(out[2]!.content).toMatch(/stale/);
   });
 
   it('classifies from the call name and arguments only', () => {
-    expect(classifyFileAccess(toolCall('x', 'Read', { file_path: '/f', offset: 10 }))).toEqual({ kind: 'read', path: '/f', range: '{"offset":10}' });
+    expect(classifyFileAccess(toolCall('x', 'Read', { file_path: '/f', offset: 10 }))).toEqual({
+      kind: 'read',
+      path: '/f',
+      range: '{"offset":10}',
+    });
     expect(classifyFileAccess(toolCall('x', 'str_replace_editor', { command: 'view', path: '/f' }))?.kind).toBe('read');
-    expect(classifyFileAccess(toolCall('x', 'str_replace_editor', { command: 'str_replace', path: '/f' }))?.kind).toBe('write');
+    expect(classifyFileAccess(toolCall('x', 'str_replace_editor', { command: 'str_replace', path: '/f' }))?.kind).toBe(
+      'write',
+    );
     expect(classifyFileAccess(toolCall('x', 'bash', { command: 'cat /f' }))).toBeUndefined();
     expect(classifyFileAccess({ name: 'read', arguments: 'not json' })).toBeUndefined();
   });
@@ -139,7 +229,8 @@ describe('stage 3: dedupe file reads (SCENARIOS #8)', () => {
 describe('tail protection (seed 001, SCENARIOS #14-#17)', () => {
   it('large tool results cannot starve the conversation: the floor of 6 conversational messages holds', () => {
     const msgs: ChatMessage[] = [user('start'), assistant('ok')];
-    for (let i = 0; i < 10; i++) msgs.push(calls(`step ${i}`, toolCall(`t${i}`, 'bash')), result(`t${i}`, text(5000, i), 'bash'));
+    for (let i = 0; i < 10; i++)
+      msgs.push(calls(`step ${i}`, toolCall(`t${i}`, 'bash')), result(`t${i}`, text(5000, i), 'bash'));
     msgs.push(user('Now run the tests'), assistant('Running'), user('Also check lint'));
     const ctx = stageContext(msgs, 200_000, { tail: { budgetRatio: 0.02 } });
     const p = ctx.protection;
@@ -152,14 +243,23 @@ describe('tail protection (seed 001, SCENARIOS #14-#17)', () => {
 
   it('a tiny tail budget still keeps the floor and the latest ask last', () => {
     const msgs = Array.from({ length: 14 }, (_, i) => (i % 2 === 0 ? user(`question ${i}`) : assistant(`answer ${i}`)));
-    const p = computeTailProtection(stageContext(msgs, 1000).entries, { budgetRatio: 0.01, toolResultCapTokens: 2000, conversationalFloor: 8, maxOverrun: 1.5 }, 1000);
+    const p = computeTailProtection(
+      stageContext(msgs, 1000).entries,
+      { budgetRatio: 0.01, toolResultCapTokens: 2000, conversationalFloor: 8, maxOverrun: 1.5 },
+      1000,
+    );
     expect(msgs.length - p.tailStart).toBeGreaterThanOrEqual(8);
     expect(p.lastUser).toBe(12);
   });
 
   it('the floor may not push the tail past 1.5× its budget: oversized tool bodies are demoted', () => {
     const msgs: ChatMessage[] = [user('go')];
-    for (let i = 0; i < 10; i++) msgs.push(calls(`look ${i}`, toolCall(`t${i}`, 'bash')), result(`t${i}`, text(20_000, i), 'bash'), assistant(`note ${i}`));
+    for (let i = 0; i < 10; i++)
+      msgs.push(
+        calls(`look ${i}`, toolCall(`t${i}`, 'bash')),
+        result(`t${i}`, text(20_000, i), 'bash'),
+        assistant(`note ${i}`),
+      );
     msgs.push(user('summarize'));
     const ctx = stageContext(msgs, 50_000, { tail: { budgetRatio: 0.2 } });
     const p = ctx.protection;
@@ -174,7 +274,8 @@ describe('tail protection (seed 001, SCENARIOS #14-#17)', () => {
 
   it('keeps the last assistant text reply even when a long run of tool calls follows it (#16)', () => {
     const msgs: ChatMessage[] = [user('task'), assistant('Here is my plan: A, B, C.')];
-    for (let i = 0; i < 30; i++) msgs.push(calls('', toolCall(`t${i}`, 'bash')), result(`t${i}`, text(3000, i), 'bash'));
+    for (let i = 0; i < 30; i++)
+      msgs.push(calls('', toolCall(`t${i}`, 'bash')), result(`t${i}`, text(3000, i), 'bash'));
     const p = stageContext(msgs, 10_000).protection;
     expect(p.lastReply).toBe(1);
     expect(p.tailStart).toBeLessThanOrEqual(1);
@@ -195,7 +296,11 @@ describe('tail protection (seed 001, SCENARIOS #14-#17)', () => {
 describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
   const oversized = (): ChatMessage[] => {
     const msgs: ChatMessage[] = [user('fix the bug')];
-    for (let i = 1; i <= 6; i++) msgs.push(calls('', toolCall(`tc-${i}`, 'fs.read', { path: `src/file${i}.ts`, encoding: 'utf8' })), result(`tc-${i}`, text(5000, i), 'fs.read'));
+    for (let i = 1; i <= 6; i++)
+      msgs.push(
+        calls('', toolCall(`tc-${i}`, 'fs.read', { path: `src/file${i}.ts`, encoding: 'utf8' })),
+        result(`tc-${i}`, text(5000, i), 'fs.read'),
+      );
     return msgs;
   };
 
@@ -227,7 +332,10 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
 });
 
 describe('stage 6: sliding window (seed 002, SCENARIOS #19, #20)', () => {
-  const chat = (n: number) => Array.from({ length: n }, (_, i) => (i % 2 === 0 ? user(`u${i} ${text(200, i)}`) : assistant(`a${i} ${text(200, i)}`)));
+  const chat = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      i % 2 === 0 ? user(`u${i} ${text(200, i)}`) : assistant(`a${i} ${text(200, i)}`),
+    );
 
   it('keeps the first exchange, hides an even count, inserts one marker: 20 → 13', () => {
     const msgs = chat(20);
@@ -236,7 +344,8 @@ describe('stage 6: sliding window (seed 002, SCENARIOS #19, #20)', () => {
     expect(out).toHaveLength(13);
     expect(out.slice(0, 2)).toEqual(msgs.slice(0, 2));
     expect(out[2]!.content).toMatch(/^\[Earlier conversation history was truncated/);
-    for (let i = 1; i < out.length; i++) expect(out[i]!.role === out[i - 1]!.role && out[i]!.role !== 'tool').toBe(false);
+    for (let i = 1; i < out.length; i++)
+      expect(out[i]!.role === out[i - 1]!.role && out[i]!.role !== 'tool').toBe(false);
     expect(out.slice(3)).toEqual(msgs.slice(10));
   });
 
@@ -261,7 +370,13 @@ describe('stage 6: sliding window (seed 002, SCENARIOS #19, #20)', () => {
 describe('stage 7: keep within budget', () => {
   it('keeps the pinned system head and the newest whole turns, turn-safe', () => {
     const msgs: ChatMessage[] = [system('you are an agent')];
-    for (let i = 0; i < 10; i++) msgs.push(user(`q${i}`), calls('', toolCall(`c${i}`, 'bash')), result(`c${i}`, text(2000, i), 'bash'), assistant(`a${i}`));
+    for (let i = 0; i < 10; i++)
+      msgs.push(
+        user(`q${i}`),
+        calls('', toolCall(`c${i}`, 'bash')),
+        result(`c${i}`, text(2000, i), 'bash'),
+        assistant(`a${i}`),
+      );
     const ctx = stageContext(msgs, 3000);
     const out = after(ctx, keepWithinBudget(ctx)!);
     expect(out[0]).toEqual(msgs[0]);

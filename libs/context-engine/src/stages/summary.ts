@@ -65,9 +65,14 @@ export function summaryBlock(ctx: StageContext, range: PositionRange, summary: s
   const { entries } = ctx;
   const i = entries.findIndex((e) => e.from === range.from);
   let j = -1;
-  for (let k = entries.length - 1; k >= 0; k--) if (entries[k]!.to === range.to) { j = k; break; }
+  for (let k = entries.length - 1; k >= 0; k--)
+    if (entries[k]!.to === range.to) {
+      j = k;
+      break;
+    }
   if (i < 0 || j < i) return null;
-  for (const e of entries) if (e.from <= range.to && range.from <= e.to && (e.from < range.from || e.to > range.to)) return null;
+  for (const e of entries)
+    if (e.from <= range.to && range.from <= e.to && (e.from < range.from || e.to > range.to)) return null;
   for (let k = i; k <= j; k++) if (ctx.protection.verbatim.has(k)) return null;
   const edit: BlockEdit = { from: range.from, to: range.to, replacement: [summaryMessage(summary, j - i + 1)] };
   return makeBlock(ctx, 'summary', [edit]);
@@ -96,7 +101,13 @@ export function digestLines(entries: readonly EffectiveEntry[], start: number, e
     const m = e.message;
     if (isSummaryEntry(e)) {
       flush();
-      lines.push(...m.content.split('\n').slice(1).map((l) => (l.startsWith('- ') ? l : `- ${clip(oneLine(l), 200)}`)).filter((l) => l.length > 2));
+      lines.push(
+        ...m.content
+          .split('\n')
+          .slice(1)
+          .map((l) => (l.startsWith('- ') ? l : `- ${clip(oneLine(l), 200)}`))
+          .filter((l) => l.length > 2),
+      );
       continue;
     }
     if (m.role === 'user') {

@@ -33,7 +33,11 @@ export interface TailProtection {
   readonly tailBudget: number;
 }
 
-export function computeTailProtection(entries: readonly EffectiveEntry[], policy: TailPolicy, historyBudget: number): TailProtection {
+export function computeTailProtection(
+  entries: readonly EffectiveEntry[],
+  policy: TailPolicy,
+  historyBudget: number,
+): TailProtection {
   const n = entries.length;
   const tailBudget = Math.max(0, Math.floor(historyBudget * policy.budgetRatio));
   const cap = policy.toolResultCapTokens;
@@ -55,7 +59,8 @@ export function computeTailProtection(entries: readonly EffectiveEntry[], policy
     }
   }
   const unconsumed = new Set<number>();
-  for (let i = Math.max(lastAssistant + 1, headEnd); i < n; i++) if (entries[i]!.message.role === 'tool') unconsumed.add(i);
+  for (let i = Math.max(lastAssistant + 1, headEnd); i < n; i++)
+    if (entries[i]!.message.role === 'tool') unconsumed.add(i);
 
   // Option B: capped backward walk.
   let start = n;
@@ -105,7 +110,8 @@ export function computeTailProtection(entries: readonly EffectiveEntry[], policy
     const candidates: number[] = [];
     for (let i = start; i < n; i++) {
       const e = entries[i]!;
-      if (e.message.role === 'tool' && e.tokens > MIN_DEMOTED_TOKENS && isOriginal(e) && !unconsumed.has(i)) candidates.push(i);
+      if (e.message.role === 'tool' && e.tokens > MIN_DEMOTED_TOKENS && isOriginal(e) && !unconsumed.has(i))
+        candidates.push(i);
     }
     const sizes = candidates.map((i) => entries[i]!.tokens).sort((a, b) => a - b);
     let room = limit - (full - sizes.reduce((a, b) => a + b, 0));

@@ -11,7 +11,11 @@ export const toolCall = (id: string, name: string, args: Record<string, unknown>
   name,
   arguments: typeof args === 'string' ? args : JSON.stringify(args),
 });
-export const calls = (content: string, ...toolCalls: ToolCall[]): ChatMessage => ({ role: 'assistant', content, toolCalls });
+export const calls = (content: string, ...toolCalls: ToolCall[]): ChatMessage => ({
+  role: 'assistant',
+  content,
+  toolCalls,
+});
 export const result = (id: string, content: string, toolName?: string, isError?: boolean): ChatMessage => ({
   role: 'tool',
   content,
@@ -21,7 +25,20 @@ export const result = (id: string, content: string, toolName?: string, isError?:
 });
 /** A text of roughly `chars` characters of prose-like content, deterministic. */
 export const text = (chars: number, seed = 0): string => {
-  const words = ['alpha', 'build', 'config', 'delta', 'engine', 'fix', 'green', 'handler', 'index', 'json', 'kafka', 'ledger'];
+  const words = [
+    'alpha',
+    'build',
+    'config',
+    'delta',
+    'engine',
+    'fix',
+    'green',
+    'handler',
+    'index',
+    'json',
+    'kafka',
+    'ledger',
+  ];
   let s = '';
   let i = seed;
   while (s.length < chars) s += `${words[i++ % words.length]}${i % 9 === 0 ? '\n' : ' '}`;
@@ -55,7 +72,8 @@ export function command(r: Replay, c: SessionCommand): SessionEvent[] {
   return apply(r, decide(c, r.state));
 }
 
-export const compact = (r: Replay, trigger: 'auto' | 'manual' | 'overflow' = 'auto') => command(r, { type: 'Compact', data: { trigger } });
+export const compact = (r: Replay, trigger: 'auto' | 'manual' | 'overflow' = 'auto') =>
+  command(r, { type: 'Compact', data: { trigger } });
 
 /** Append all messages, deciding after each; summary requests are answered by `onSummary`. */
 export function replayAll(
@@ -71,8 +89,10 @@ export function replayAll(
     for (const e of evs) {
       if (e.type !== 'SummaryRequested' || onSummary === 'leave') continue;
       const req = e.data.request;
-      if (onSummary === 'fail') command(r, { type: 'FailSummary', data: { requestId: req.requestId, reason: 'offline' } });
-      else command(r, { type: 'CompleteSummary', data: { requestId: req.requestId, summary: onSummary(req.messages) } });
+      if (onSummary === 'fail')
+        command(r, { type: 'FailSummary', data: { requestId: req.requestId, reason: 'offline' } });
+      else
+        command(r, { type: 'CompleteSummary', data: { requestId: req.requestId, summary: onSummary(req.messages) } });
     }
   }
   return r;
@@ -85,11 +105,21 @@ import { computeTailProtection, type StageContext } from '../stages';
 import { counterFor } from '../tokens';
 
 /** A stage context over plain messages (no blocks), with a history budget of `budget` tokens. */
-export function stageContext(messages: readonly ChatMessage[], budget: number, overrides: PolicyOverrides = {}, targetTokens?: number): StageContext {
+export function stageContext(
+  messages: readonly ChatMessage[],
+  budget: number,
+  overrides: PolicyOverrides = {},
+  targetTokens?: number,
+): StageContext {
   const policy = resolvePolicy(overrides);
   const counter = counterFor({ provider: 'anthropic' });
   const b = computeBudget({ contextWindow: budget, maxOutputTokens: 0 }, policy);
-  const entries = buildEffectiveEntries(messages, messages.map((m) => counter.message(m)), [], (m) => counter.message(m));
+  const entries = buildEffectiveEntries(
+    messages,
+    messages.map((m) => counter.message(m)),
+    [],
+    (m) => counter.message(m),
+  );
   return {
     sessionId: 'test',
     entries,

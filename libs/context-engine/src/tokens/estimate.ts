@@ -133,7 +133,9 @@ export interface TokenCounter {
 }
 
 export function createTokenCounter(profile: TokenProfile, tokenizer?: Tokenizer): TokenCounter {
-  const text = tokenizer ? (s: string) => (s.length === 0 ? 0 : tokenizer.count(s)) : (s: string) => estimateTextTokens(s, profile);
+  const text = tokenizer
+    ? (s: string) => (s.length === 0 ? 0 : tokenizer.count(s))
+    : (s: string) => estimateTextTokens(s, profile);
   const message = (m: ChatMessage): number => {
     let t = profile.perMessage + text(m.content);
     if (m.toolCalls) {

@@ -1,5 +1,13 @@
 import { calls, result, text, toolCall, user } from '../testing/fixtures';
-import { counterFor, createTiktokenTokenizer, estimateMessagesTokens, estimateTextTokens, imageTokens, openAiEncodingFor, tokenProfileFor } from '.';
+import {
+  counterFor,
+  createTiktokenTokenizer,
+  estimateMessagesTokens,
+  estimateTextTokens,
+  imageTokens,
+  openAiEncodingFor,
+  tokenProfileFor,
+} from '.';
 
 describe('token estimation', () => {
   const anthropic = counterFor({ provider: 'anthropic' });
@@ -11,7 +19,9 @@ describe('token estimation', () => {
     const args1k = anthropic.message(calls('', toolCall('c1', 'write', { content: text(1000) })));
     expect(args20k).toBeGreaterThan(5 * args1k);
     const one = anthropic.message(calls('', toolCall('c1', 'read', { path: '/a.ts' })));
-    const five = anthropic.message(calls('', ...[1, 2, 3, 4, 5].map((i) => toolCall(`c${i}`, 'read', { path: '/a.ts' }))));
+    const five = anthropic.message(
+      calls('', ...[1, 2, 3, 4, 5].map((i) => toolCall(`c${i}`, 'read', { path: '/a.ts' }))),
+    );
     expect(five).toBeGreaterThan(4 * (one - 4));
   });
 
@@ -31,7 +41,7 @@ describe('token estimation', () => {
     expect(estimateTextTokens('漢字'.repeat(100), tokenProfileFor('anthropic'))).toBeGreaterThanOrEqual(200);
   });
 
-  it("clamps images by size (seed 003: bytes/750, floor 85, cap 16 000)", () => {
+  it('clamps images by size (seed 003: bytes/750, floor 85, cap 16 000)', () => {
     expect(imageTokens(1000)).toBe(85);
     expect(imageTokens(750 * 1000)).toBe(1000);
     expect(imageTokens(1e9)).toBe(16_000);

@@ -25,15 +25,41 @@ describe('turns and safe cuts', () => {
   });
 
   it('cuts forward at the next user message when the only earlier user is at 0', () => {
-    const chain = [user('q'), calls('', toolCall('a', 'x')), result('a', '1'), calls('', toolCall('b', 'x')), result('b', '2'), assistant('r'), user('next'), assistant('ok')];
+    const chain = [
+      user('q'),
+      calls('', toolCall('a', 'x')),
+      result('a', '1'),
+      calls('', toolCall('b', 'x')),
+      result('b', '2'),
+      assistant('r'),
+      user('next'),
+      assistant('ok'),
+    ];
     expect(findSafeCutIndex(chain, 3)).toBe(6);
   });
 
   it('snaps splits to tool-pair boundaries (SCENARIOS #11)', () => {
-    const h = [user('u'), assistant('a'), calls('', toolCall('c1', 'x'), toolCall('c2', 'x')), result('c1', '1'), result('c2', '2'), user('u2'), calls('', toolCall('c3', 'y')), result('c3', '3'), assistant('b'), user('u3')];
+    const h = [
+      user('u'),
+      assistant('a'),
+      calls('', toolCall('c1', 'x'), toolCall('c2', 'x')),
+      result('c1', '1'),
+      result('c2', '2'),
+      user('u2'),
+      calls('', toolCall('c3', 'y')),
+      result('c3', '3'),
+      assistant('b'),
+      user('u3'),
+    ];
     expect(snapToPairBoundary(h, 4)).toBe(2);
     expect(snapToPairBoundary(h, 6)).toBe(6); // result → call boundary kept
-    const batchFirst = [calls('', toolCall('c1', 'x'), toolCall('c2', 'x'), toolCall('c3', 'x')), result('c1', '1'), result('c2', '2'), result('c3', '3'), user('u')];
+    const batchFirst = [
+      calls('', toolCall('c1', 'x'), toolCall('c2', 'x'), toolCall('c3', 'x')),
+      result('c1', '1'),
+      result('c2', '2'),
+      result('c3', '3'),
+      user('u'),
+    ];
     expect(snapToPairBoundary(batchFirst, 2)).toBe(4);
     for (let split = 1; split < h.length; split++) {
       const kept = h.slice(snapToPairBoundary(h, split));
@@ -50,7 +76,12 @@ describe('turns and safe cuts', () => {
   });
 
   it('audits orphans, unanswered calls and duplicates by id', () => {
-    const a = auditToolPairs([result('x', 'orphan'), calls('', toolCall('c', 'b'), toolCall('d', 'b')), result('c', '1'), result('c', 'dup')]);
+    const a = auditToolPairs([
+      result('x', 'orphan'),
+      calls('', toolCall('c', 'b'), toolCall('d', 'b')),
+      result('c', '1'),
+      result('c', 'dup'),
+    ]);
     expect(a).toEqual({ orphanResults: ['x'], unansweredCalls: ['d'], duplicateResults: ['c'] });
   });
 });
