@@ -1,1 +1,2 @@
 export * from './persistence.module';
+export * from './ensure-indexes';

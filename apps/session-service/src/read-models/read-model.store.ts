@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
+import { ensureIndexes } from '@ctxledger/persistence';
 import type { Connection, mongo } from 'mongoose';
 import type { BlockDocument } from './blocks/block.document';
 import type { MessageDocument } from './messages/message.document';
@@ -45,22 +46,7 @@ const INDEXES: Record<string, mongo.IndexDescription[]> = {
   [COLLECTIONS.blocks]: [{ key: { sessionId: 1, createdOffset: 1 }, name: 'session_created_offset' }],
 };
 
-/**
- * Creates the missing indexes one by one. (FerretDB 1.24 drops the connection when `createIndexes` is given
- * several indexes that already exist, so existing ones are never asked for again.)
- */
+/** Creates the read model's missing indexes (see ensureIndexes for FerretDB's quirk). */
 export async function ensureReadModelIndexes(db: mongo.Db): Promise<void> {
-  for (const [collection, indexes] of Object.entries(INDEXES)) {
-    const existing = new Set(
-      await db
-        .collection(collection)
-        .listIndexes()
-        .toArray()
-        .then((list) => list.map((i) => i.name as string))
-        .catch(() => [] as string[]), // the collection does not exist yet
-    );
-    for (const index of indexes) {
-      if (!existing.has(index.name!)) await db.collection(collection).createIndexes([index]);
-    }
-  }
+  for (const [collection, indexes] of Object.entries(INDEXES)) await ensureIndexes(db, collection, indexes);
 }

@@ -1,0 +1,34 @@
+import type { mongo } from 'mongoose';
+
+/**
+ * Creates the indexes of a collection that are missing, one at a time, and tolerates another process
+ * creating the same index at the same moment (services boot side by side).
+ * One at a time because FerretDB 1.24 drops the connection when `createIndexes` is given an index that
+ * already exists; when that happens because someone else just made it, the index is there on a second look.
+ */
+export async function ensureIndexes(
+  db: mongo.Db,
+  collection: string,
+  indexes: readonly mongo.IndexDescription[],
+): Promise<void> {
+  const names = async () =>
+    new Set(
+      await db
+        .collection(collection)
+        .listIndexes()
+        .toArray()
+        .then((list) => list.map((i) => i.name as string))
+        .catch(() => [] as string[]), // the collection does not exist yet
+    );
+  const existing = await names();
+  for (const index of indexes) {
+    if (!index.name) throw new Error(`an index of ${collection} has no name: name every index`);
+    if (existing.has(index.name)) continue;
+    try {
+      await db.collection(collection).createIndexes([index]);
+    } catch (error) {
+      await new Promise((r) => setTimeout(r, 200)); // let the driver reconnect if the server dropped us
+      if (!(await names()).has(index.name)) throw error;
+    }
+  }
+}
