@@ -1,4 +1,4 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type mongo } from 'mongoose';
 import { ensureIndexes } from '@ctxledger/persistence';
 import { testStack, unique } from '../support/stack-settings';
 
@@ -18,7 +18,7 @@ describe('ensureIndexes on the MongoDB-wire server', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
-  const indexes = [
+  const indexes: mongo.IndexDescription[] = [
     { key: { sessionId: 1, position: 1 }, name: 'session_position', unique: true },
     { key: { sessionId: 1, clientMessageId: 1 }, name: 'session_client_message_id' },
   ];
