@@ -35,6 +35,12 @@ const metricValue = (text: string, name: string, labels: Record<string, string>)
     .filter((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)))
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 
+async function dropDatabase(uri: string): Promise<void> {
+  const connection = await mongoose.createConnection(uri).asPromise();
+  await connection.dropDatabase();
+  await connection.close();
+}
+
 async function metrics(service: RunningService): Promise<string> {
   return (await fetch(`${service.url}/metrics`)).text();
 }
@@ -127,6 +133,7 @@ describe('summarizer-service on the real stack', () => {
     afterAll(async () => {
       await results?.stop();
       await service?.stop();
+      await dropDatabase(serviceEnv(prefix, db).MONGODB_URI);
     });
 
     it('publishes summary.completed on the session stream, keyed by session, with an id derived from the request', async () => {
@@ -267,6 +274,7 @@ describe('summarizer-service on the real stack', () => {
     } finally {
       await results?.stop();
       await service?.stop();
+      await dropDatabase(serviceEnv(prefix, db).MONGODB_URI);
     }
   }, 180_000);
 });
