@@ -154,3 +154,11 @@ export function estimateMessagesTokens(messages: readonly ChatMessage[], counter
   for (const m of messages) total += counter.message(m);
   return total;
 }
+
+/** Tokens of tool definitions as sent to the provider (name, description, JSON schema), for `toolDefinitionTokens`. */
+export function estimateToolDefinitionsTokens(definitions: readonly unknown[], counter: TokenCounter): number {
+  return definitions.reduce<number>(
+    (sum, d) => sum + counter.profile.perToolCall + counter.text(JSON.stringify(d) ?? ''),
+    0,
+  );
+}

@@ -57,6 +57,18 @@ describe('token estimation', () => {
     expect(anthropic.message(user(''))).toBe(tokenProfileFor('anthropic').perMessage);
   });
 
+  it('counts tool definitions (name, description, schema)', () => {
+    const read = {
+      name: 'read',
+      description: 'Read a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    };
+    const one = estimateToolDefinitionsTokens([read], anthropic);
+    expect(one).toBeGreaterThan(20);
+    expect(estimateToolDefinitionsTokens([read, read, read], anthropic)).toBe(3 * one);
+    expect(estimateToolDefinitionsTokens([], anthropic)).toBe(0);
+  });
+
   it('has an exact tokenizer for OpenAI models', () => {
     expect(openAiEncodingFor('gpt-4o-2024-08-06')).toBe('o200k_base');
     expect(openAiEncodingFor('gpt-4')).toBe('cl100k_base');
