@@ -4,6 +4,7 @@ import {
   createTiktokenTokenizer,
   estimateMessagesTokens,
   estimateTextTokens,
+  estimateToolDefinitionsTokens,
   imageTokens,
   openAiEncodingFor,
   tokenProfileFor,
