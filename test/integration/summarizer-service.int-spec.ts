@@ -8,6 +8,12 @@ import { testKafka, TopicCollector } from '../support/kafka-helpers';
 import { startService, type RunningService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
 
+/** The stack's MongoDB URI with another database name. */
+function withDatabase(uri: string, db: string): string {
+  const url = new URL(uri);
+  url.pathname = `/${db}`;
+  return url.toString();
+}
 /**
  * The built summarizer-service on the real stack (Kafka + MongoDB wire), its LLM providers pointed at the
  * local fake: a request in, a result out on the session stream; a redelivery reuses the stored result; a
@@ -60,7 +66,7 @@ describe('summarizer-service on the real stack', () => {
 
   const serviceEnv = (prefix: string, db: string, extra: Record<string, string> = {}): Record<string, string> => ({
     TOPIC_PREFIX: prefix,
-    MONGODB_URI: testStack().mongoUri.replace(/\/[^/?]*(\?|$)/, `/${db}$1`),
+    MONGODB_URI: withDatabase(testStack().mongoUri, db),
     SUMMARIZER_PROVIDER: 'openai',
     SUMMARIZER_FALLBACK: 'none',
     OPENAI_API_KEY: KEY,

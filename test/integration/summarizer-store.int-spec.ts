@@ -3,6 +3,12 @@ import { MongoSummaryStore } from '../../apps/summarizer-service/src/summary-req
 import type { StoredSummary } from '../../apps/summarizer-service/src/summary-requests/summary-store';
 import { testStack, unique } from '../support/stack-settings';
 
+/** The stack's MongoDB URI with another database name. */
+function withDatabase(uri: string, db: string): string {
+  const url = new URL(uri);
+  url.pathname = `/${db}`;
+  return url.toString();
+}
 /** The `summaries` collection on the real MongoDB-wire server (FerretDB locally): first writer wins. */
 describe('MongoSummaryStore', () => {
   let connection: Connection;
@@ -10,7 +16,7 @@ describe('MongoSummaryStore', () => {
 
   beforeAll(async () => {
     const db = unique('summaries').replace(/-/g, '_');
-    connection = await mongoose.createConnection(testStack().mongoUri.replace(/\/[^/?]*(\?|$)/, `/${db}$1`)).asPromise();
+    connection = await mongoose.createConnection(withDatabase(testStack().mongoUri, db)).asPromise();
     store = new MongoSummaryStore(connection);
     await store.onModuleInit();
   });
@@ -51,7 +57,9 @@ describe('MongoSummaryStore', () => {
 
   it('replaces a non-reusable failure by the next attempt, never a reusable result', async () => {
     const id = unique('r');
-    await store.save(result(id, { outcome: 'failed', reason: 'rate limited', retryable: true, reusable: false, summary: undefined }));
+    await store.save(
+      result(id, { outcome: 'failed', reason: 'rate limited', retryable: true, reusable: false, summary: undefined }),
+    );
     const second = await store.save(result(id, { attempt: 2 }));
     expect(second).toMatchObject({ outcome: 'completed', attempt: 2 });
     const third = await store.save(result(id, { attempt: 3, summary: '# other' }));
