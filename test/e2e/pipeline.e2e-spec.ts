@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { crc32 } from 'node:zlib';
+import { keyPartition } from '@ctxledger/kafka';
 import { findToolPairViolations, type ChatMessage } from '@ctxledger/context-engine';
 import { startService, type RunningService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
@@ -7,7 +9,7 @@ import { transcript } from '../support/transcripts';
 const metricValue = (text: string, name: string): number =>
   text
     .split('\n')
-    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .filter((l) => l.startsWith(name.includes('{') ? name : `${name}{`) || l.startsWith(`${name} `))
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 
 /** Polls `probe` until `done` holds for its answer (never a blind sleep); fails with the last answer. */
@@ -101,6 +103,48 @@ describe('the pipeline end to end: session stream → compaction → blocks → 
     expect(saved).toBeGreaterThan(0);
     const metrics = await (await fetch(`${services.compaction.url}/metrics`)).text();
     expect(metricValue(metrics, 'ctxledger_tokens_saved_total')).toBe(saved);
+  });
+
+  it('a raw producer hashing keys differently (kcat: CRC32) and HTTP writes (murmur2) keep one session in one order', async () => {
+    const chat = transcript('claude-code:0ccf1a04-1b4c-43b6-8aa5-79e41db43a68');
+    const sessionId = unique('mixed');
+    const half = Math.floor(chat.messages.length / 2);
+    const forwarded = async () =>
+      metricValue(
+        await (await fetch(`${services.compaction.url}/metrics`)).text(),
+        `ctxledger_events_consumed_total{topic="${prefix}.session-events",outcome="forwarded"`,
+      );
+    const forwardedBefore = await forwarded();
+    const lines = chat.messages
+      .slice(0, half)
+      .map(
+        (m, i) =>
+          `${sessionId}\t${JSON.stringify({ type: 'message.appended', sessionId, data: { ...m, clientMessageId: `k${i}` } })}`,
+      );
+    execFileSync('kcat', ['-P', '-b', testStack().brokers[0], '-t', `${prefix}.session-events`, '-K', '\t'], {
+      input: lines.join('\n') + '\n',
+    });
+    await eventually(
+      async () => (await json(await api(`/sessions/${sessionId}/history?view=full`))).body,
+      (h) => h.originalMessageCount === half,
+      'the kcat half, forwarded to its key partition and projected',
+    );
+
+    const posted = await json(
+      await api(`/sessions/${sessionId}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ messages: chat.messages.slice(half) }),
+      }),
+    );
+    expect(posted.status).toBe(202);
+    const full = (await json(await api(`/sessions/${sessionId}/history?view=full&after=${posted.body.waitToken}`)))
+      .body;
+    // One partition, one order: every message once, in the order written, the HTTP ones after kcat's.
+    expect(full.messages).toEqual(chat.messages);
+
+    // kcat's default partitioner (librdkafka consistent_random) is CRC32 of the key; ours is murmur2.
+    const misplaced = crc32(sessionId) % 6 !== keyPartition(`${prefix}.session-events`, sessionId, 6);
+    expect((await forwarded()) - forwardedBefore).toBe(misplaced ? half : 0);
   });
 
   it('over HTTP: read-your-writes, a retried POST adds nothing, manual compaction, revert restores, overflow report', async () => {

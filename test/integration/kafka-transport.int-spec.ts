@@ -41,13 +41,15 @@ const recorder = new Recorder();
 @Controller()
 class TestHandlers {
   @EventPattern('message.appended')
-  onMessage(@Payload() event: AnyEvent, @Ctx() ctx: KafkaEventContext): void {
+  onMessage(@Payload() event: AnyEvent, @Ctx() ctx: KafkaEventContext): void | Promise<void> {
     if (event.type !== 'message.appended') throw new Error('unexpected type');
     const content = event.data.content;
     const attempt = (recorder.attempts.get(content) ?? 0) + 1;
     recorder.attempts.set(content, attempt);
     if (content === 'transient' && attempt < 3) throw new Error(`database unavailable (attempt ${attempt})`);
     if (content === 'poison') throw new PoisonEventError('the policy in this event can never be applied');
+    if (content === 'slow')
+      return new Promise<void>((done) => setTimeout(() => (recorder.record(content), done()), 12_000));
     expect(ctx.getTopic()).toMatch(/session-events$/);
     recorder.record(content);
   }
@@ -173,6 +175,14 @@ describe('KafkaEventTransport on the real broker', () => {
     expect(blockDlq().map((e) => e.type === 'event.dead-lettered' && e.data.reason)).toEqual(
       expect.arrayContaining([expect.stringMatching(/not JSON/), 'no such block, ever']),
     );
+  });
+
+  it('a handler that outlives the session timeout (an LLM call) runs once: the consumer keeps heart-beating', async () => {
+    await send(topics.sessionEvents, 's1', appended('slow'));
+    await send(topics.sessionEvents, 's1', appended('after-slow'));
+    await recorder.waitFor((seen) => seen.includes('after-slow'), 'after-slow', 60_000);
+    expect(recorder.attempts.get('slow')).toBe(1); // evicted and redelivered, it would be 2
+    expect(recorder.seen.filter((s) => s === 'slow')).toEqual(['slow']);
   });
 
   it('commits only what was processed: a restarted consumer in the same group sees only new records', async () => {

@@ -21,6 +21,9 @@ bootstrapService(AppModule, 'compaction-service', {
       partitionsConsumedConcurrently: config.getOrThrow<number>('PARTITIONS_CONCURRENTLY'),
       // Per-session state lives in memory: rebuild it from the log for every partition this instance gets.
       replayOnAssignment: ['sessionEvents'],
+      // The one forwarder of the deployment: a raw producer's record on the wrong partition for its key
+      // (kcat hashes keys differently from Java clients) is copied to its key's partition, then skipped.
+      partitionGuard: { streams: ['sessionEvents'], forward: true },
       onAssigned: (assignment) => compaction.keepPartitions(new Set(assignment[settings.topics.sessionEvents] ?? [])),
       onOutcome: (topic, outcome) => metrics.consumeOutcome(topic, outcome),
     });

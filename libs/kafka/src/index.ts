@@ -5,3 +5,4 @@ export * from './kafka-health.indicator';
 export * from './topic-admin';
 export * from './transport/kafka-event.context';
 export * from './transport/kafka-event.transport';
+export * from './transport/partition-guard';

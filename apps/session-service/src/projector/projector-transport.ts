@@ -20,5 +20,8 @@ export function projectorTransport(app: INestApplication, groupId?: string): Kaf
     fromBeginning: true,
     partitionsConsumedConcurrently: config.getOrThrow<number>('PROJECTOR_PARTITIONS_CONCURRENTLY'),
     onOutcome: (topic, outcome) => metrics.consumeOutcome(topic, outcome),
+    // Records a raw producer put on another partition than their key's are skipped here: the compaction
+    // service forwards them to the right one, where they are projected in the session's order.
+    partitionGuard: { streams: ['sessionEvents'], forward: false },
   });
 }

@@ -13,8 +13,9 @@ import {
   type TopicNames,
 } from '@ctxledger/contracts';
 import { batchPattern, errorMessage, isPoison, KafkaEventContext, type KafkaEventBatch } from './kafka-event.context';
+import { forwardedValue, keyPartition } from './partition-guard';
 
-export type ConsumeOutcome = 'processed' | 'dead-lettered' | 'retried';
+export type ConsumeOutcome = 'processed' | 'dead-lettered' | 'retried' | 'forwarded' | 'misplaced';
 
 /**
  * What a batch handler may return: the records it applied everything else of but could never process
@@ -47,6 +48,12 @@ export interface KafkaEventTransportOptions {
    * reach handlers with `context.isReplay()` true (fold, do not emit).
    */
   readonly replayOnAssignment?: readonly StreamName[];
+  /**
+   * Streams whose records must sit on their key's murmur2 partition (see partition-guard.ts). A misplaced
+   * record is skipped by every consumer; the one consumer group with `forward: true` copies it to its
+   * proper partition first. Exactly one group of a deployment forwards.
+   */
+  readonly partitionGuard?: { readonly streams: readonly StreamName[]; readonly forward: boolean };
 }
 
 /**
@@ -71,6 +78,9 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private assigned = new Set<string>();
   /** Settles when the seeks of the latest assignment are done; batches wait for it. */
   private assignmentReady: Promise<void> = Promise.resolve();
+  /** Partition counts of the guarded topics. */
+  private readonly guardedPartitions = new Map<string, number>();
+  private heartbeatIntervalMs = 1000;
 
   constructor(private readonly options: KafkaEventTransportOptions) {
     super();
@@ -103,11 +113,12 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     const { kafka, groupId, streams, topics } = this.options;
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     const sessionTimeout = this.options.sessionTimeoutMs ?? 10_000;
+    this.heartbeatIntervalMs = Math.max(500, Math.floor(sessionTimeout / 10));
     this.consumer = kafka.consumer({
       groupId,
       allowAutoTopicCreation: false,
       sessionTimeout,
-      heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 10)),
+      heartbeatInterval: this.heartbeatIntervalMs,
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
@@ -119,6 +130,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     });
     await this.producer.connect();
     await this.consumer.connect();
+    await this.loadGuardedPartitions();
     await this.consumer.subscribe({
       topics: streams.map((s) => topics[s]),
       fromBeginning: this.options.fromBeginning ?? true,
@@ -170,6 +182,48 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     }
   }
 
+  private async loadGuardedPartitions(): Promise<void> {
+    const guarded = (this.options.partitionGuard?.streams ?? []).map((s) => this.options.topics[s]);
+    if (guarded.length === 0) return;
+    const admin = this.options.kafka.admin();
+    await admin.connect();
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: guarded });
+      for (const t of topics) this.guardedPartitions.set(t.name, t.partitions.length);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /**
+   * True when the record is not on its key's partition: it is skipped here, and forwarded to the right one
+   * first when this consumer is the forwarder (not during a replay: it was forwarded the first time).
+   */
+  private async misplaced(topic: string, partition: number, message: KafkaMessage): Promise<boolean> {
+    const count = this.guardedPartitions.get(topic);
+    const key = message.key?.toString();
+    if (count === undefined || key === undefined || key.length === 0) return false;
+    const proper = keyPartition(topic, key, count);
+    if (proper === partition) return false;
+    if (this.options.partitionGuard?.forward && !this.isReplay(topic, partition, message.offset)) {
+      await this.producer!.send({
+        topic,
+        messages: [
+          {
+            key: message.key,
+            value: forwardedValue(message.value, { topic, partition, offset: message.offset }),
+            partition: proper,
+            headers: { 'ctxledger-forwarded-from': `${topic}/${partition}/${message.offset}` },
+          },
+        ],
+      });
+      this.options.onOutcome?.(topic, 'forwarded');
+    } else {
+      this.options.onOutcome?.(topic, 'misplaced');
+    }
+    return true;
+  }
+
   private isReplay(topic: string, partition: number, offset: string): boolean {
     const until = this.replayUntil.get(`${topic}:${partition}`);
     return until !== undefined && BigInt(offset) < until;
@@ -189,7 +243,8 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       let lastDone: string | undefined;
       for (const message of batch.messages) {
         if (!payload.isRunning() || payload.isStale()) break;
-        if (!(await this.handleOne(payload, stream, message))) break;
+        const skip = await this.misplaced(batch.topic, batch.partition, message);
+        if (!skip && !(await this.handleOne(payload, stream, message))) break;
         payload.resolveOffset(message.offset);
         lastDone = message.offset;
         await payload.heartbeat();
@@ -205,6 +260,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     const events: AnyEvent[] = [];
     const offsets: string[] = [];
     for (const message of batch.messages) {
+      if (await this.misplaced(batch.topic, batch.partition, message)) continue;
       const decoded = decodeEvent(message.value, this.coordinates(batch.topic, batch.partition, message), stream);
       if (decoded.ok) {
         events.push(decoded.event);
@@ -274,6 +330,24 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     payload: EachBatchPayload,
   ): Promise<{ ok: boolean; value?: unknown }> {
     const { initial, max } = this.options.retryBackoffMs ?? { initial: 200, max: 5000 };
+    // A handler may take longer than the session timeout (an LLM call): keep the membership alive meanwhile,
+    // or the group would evict this consumer and hand the record to another one while it is still running.
+    const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), this.heartbeatIntervalMs);
+    try {
+      return await this.attempt(handler, data, context, payload, initial, max);
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  private async attempt(
+    handler: MessageHandler,
+    data: unknown,
+    context: KafkaEventContext,
+    payload: EachBatchPayload,
+    initial: number,
+    max: number,
+  ): Promise<{ ok: boolean; value?: unknown }> {
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await handler(data, context);
