@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
 import type { Connection } from 'mongoose';
 import type { StoredSummary, SummaryStore } from './summary-store';
+import { ensureIndexes } from '@ctxledger/persistence';
 
 export const SUMMARIES_COLLECTION = 'summaries';
 
@@ -23,7 +24,9 @@ export class MongoSummaryStore implements SummaryStore, OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     // _id is the request id (unique by nature); the named index documents it and serves lookups by requestId.
-    await this.collection.createIndex({ requestId: 1 }, { unique: true, name: 'requestId_unique' });
+    await ensureIndexes(this.connection.db!, SUMMARIES_COLLECTION, [
+      { key: { requestId: 1 }, unique: true, name: 'requestId_unique' },
+    ]);
     this.logger.log(`collection ${SUMMARIES_COLLECTION} ready`);
   }
 

@@ -1,9 +1,9 @@
 /**
- * The engine over the real transcripts of ../shared/data (skipped when the file is absent): with the
+ * The engine over the real transcripts of ../shared/data (beside the repository, as in CI; a missing file fails): with the
  * history budget forced to 0.5 and 0.25 of each session's own size, every session fits or says why, no
  * result is orphaned, and the last user message / last reply / conversational floor stay verbatim.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isConversational, type ChatMessage } from '../model/message';
 import { isOriginal } from '../overlay';
@@ -13,15 +13,12 @@ import { auditToolPairs } from '../turns';
 import { effectiveHistory, recount, sessionStats } from '.';
 
 const file = resolve(__dirname, '../../../../../shared/data/sessions.jsonl');
-const sessions: { id: string; source: string; messages: ChatMessage[] }[] = existsSync(file)
-  ? readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l))
-  : [];
-const maybe = sessions.length ? describe : describe.skip;
+const sessions: { id: string; source: string; messages: ChatMessage[] }[] = readFileSync(file, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim())
+  .map((l) => JSON.parse(l));
 
-maybe.each([0.5, 0.25])('shared data at budget ratio %s', (ratio) => {
+describe.each([0.5, 0.25])('shared data at budget ratio %s', (ratio) => {
   it('every session fits or says why; no orphans; the protected messages stay', () => {
     let fits = 0;
     for (const s of sessions) {
