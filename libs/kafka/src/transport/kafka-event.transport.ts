@@ -123,10 +123,9 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
       this.options.onAssigned?.(payload.memberAssignment);
-      this.assignmentReady = this.prepareReplay(payload.memberAssignment).catch((error: unknown) => {
-        this.logger.error(`could not prepare the replay of the assigned partitions: ${errorMessage(error)}`);
-        throw error;
-      });
+      this.assignmentReady = this.prepareReplayWithRetry(payload.memberAssignment);
+      // Awaited by every batch (which then fails and is retried by kafkajs); never an unhandled rejection.
+      this.assignmentReady.catch(() => undefined);
     });
     await this.producer.connect();
     await this.consumer.connect();
@@ -143,6 +142,22 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     });
   }
 
+  /** A fresh broker's group coordinator may still be loading: try again with backoff before giving up. */
+  private async prepareReplayWithRetry(assignment: Record<string, number[]>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.prepareReplay(assignment);
+      } catch (error) {
+        if (this.closing || attempt >= 10) {
+          this.logger.error(`could not prepare the replay of the assigned partitions: ${errorMessage(error)}`);
+          throw error;
+        }
+        this.logger.warn(`preparing the replay failed (${errorMessage(error)}); attempt ${attempt + 1} follows`);
+        await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** attempt)));
+      }
+    }
+  }
+
   /**
    * For the replayed streams: remembers the committed offset of each newly assigned partition and seeks it
    * back to its first offset. Batches fetched before the seek are stale and dropped (kafkajs refetches).
@@ -150,11 +165,13 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private async prepareReplay(assignment: Record<string, number[]>): Promise<void> {
     const now = new Set(Object.entries(assignment).flatMap(([t, ps]) => ps.map((p) => `${t}:${p}`)));
     const fresh = [...now].filter((tp) => !this.assigned.has(tp));
-    this.assigned = now;
     for (const tp of this.replayUntil.keys()) if (!now.has(tp)) this.replayUntil.delete(tp);
     const replayTopics = new Set((this.options.replayOnAssignment ?? []).map((s) => this.options.topics[s]));
     const toReplay = fresh.filter((tp) => replayTopics.has(tp.slice(0, tp.lastIndexOf(':'))));
-    if (toReplay.length === 0) return;
+    if (toReplay.length === 0) {
+      this.assigned = now;
+      return;
+    }
 
     const admin = this.options.kafka.admin();
     await admin.connect();
@@ -177,6 +194,8 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
           }
         }
       }
+      // Only now: a failed attempt must find these partitions still "fresh" when it is retried.
+      this.assigned = now;
     } finally {
       await admin.disconnect();
     }
@@ -241,16 +260,20 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       await this.handleAsBatch(payload, stream, batchHandler);
     } else {
       let lastDone: string | undefined;
-      for (const message of batch.messages) {
-        if (!payload.isRunning() || payload.isStale()) break;
-        const skip = await this.misplaced(batch.topic, batch.partition, message);
-        if (!skip && !(await this.handleOne(payload, stream, message))) break;
-        payload.resolveOffset(message.offset);
-        lastDone = message.offset;
-        await payload.heartbeat();
+      try {
+        for (const message of batch.messages) {
+          if (!payload.isRunning() || payload.isStale()) break;
+          const skip = await this.misplaced(batch.topic, batch.partition, message);
+          if (!skip && !(await this.handleOne(payload, stream, message))) break;
+          payload.resolveOffset(message.offset);
+          lastDone = message.offset;
+          await payload.heartbeat().catch(() => undefined); // a failed heartbeat must not cost the commit
+        }
+      } finally {
+        // One commit per batch, after the effects (also when a later record failed or we are stopping); a crash
+        // before it redelivers records whose handlers are idempotent.
+        if (lastDone !== undefined) await this.commit(batch.topic, batch.partition, lastDone);
       }
-      // One commit per batch, after the effects; a crash before it redelivers records whose handlers are idempotent.
-      if (lastDone !== undefined) await this.commit(batch.topic, batch.partition, lastDone);
     }
   }
 
