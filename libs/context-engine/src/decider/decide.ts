@@ -13,6 +13,7 @@ import {
   selectSummaryRange,
   slidingWindow,
   splitTurn,
+  squeezeToBudget,
   summaryBlock,
   truncateToolOutputs,
   viewTokens,
@@ -81,6 +82,12 @@ function cheapFallback(state: SessionState, pass: Pass, target: number, limit: n
   if (over(state, pass, limit)) step(state, pass, target, keepWithinBudget);
   if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, (c) => splitTurn(c, 1, true));
   if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, (c) => truncateToolOutputs(c, true));
+  // Still over although the verbatim minimum may fit: squeeze markers and bodies, then the whole current turn.
+  if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, squeezeToBudget);
+  if (over(state, pass, state.budget.historyBudget)) {
+    step(state, pass, target, (c) => splitTurn(c, 0, true));
+    if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, squeezeToBudget);
+  }
 }
 
 function offlineSummary(state: SessionState, pass: Pass, target: number): void {

@@ -1,6 +1,6 @@
 import type { CompactionBlock } from '../model/block';
 import type { SessionEvent } from '../model/events';
-import { assertLaminar, buildEffectiveEntries } from '../overlay';
+import { applyNewBlockToView, assertLaminar, buildEffectiveEntries } from '../overlay';
 import { refusalText } from './refusal';
 import { configure, type SessionState } from './state';
 
@@ -50,15 +50,25 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       if (state.active.includes(block.id)) return state; // redelivery
       if (block.sessionId !== state.sessionId)
         throw new Error(`block ${block.id} belongs to session ${block.sessionId}`);
+      const blocks = new Map(state.blocks).set(block.id, block);
+      const active = [...state.active, block.id];
+      let reverted = state.reverted;
+      if (reverted.has(block.id)) {
+        const r = new Set(reverted);
+        r.delete(block.id);
+        reverted = r;
+      }
+      const pendingSummary = block.stage === 'summary' ? undefined : state.pendingSummary;
+      // The common case: a block computed on the current view applies to it directly (laminarity implied).
+      const applied = applyNewBlockToView(state.entries, block, (m) => state.counter.message(m));
+      if (applied) {
+        const effectiveTokens = state.effectiveTokens + applied.tokenDelta;
+        return { ...state, blocks, active, reverted, pendingSummary, entries: applied.entries, effectiveTokens };
+      }
       assertLaminar(
         block,
         state.active.map((id) => state.blocks.get(id)!),
       );
-      const blocks = new Map(state.blocks).set(block.id, block);
-      const active = [...state.active, block.id];
-      const reverted = new Set(state.reverted);
-      reverted.delete(block.id);
-      const pendingSummary = block.stage === 'summary' ? undefined : state.pendingSummary;
       return { ...state, blocks, active, reverted, pendingSummary, ...rebuild(state, active, blocks) };
     }
     case 'BlockReverted': {

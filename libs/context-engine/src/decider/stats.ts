@@ -35,6 +35,20 @@ export function sessionStats(state: SessionState): SessionStats {
   const b = state.budget;
   const savedByStage: Partial<Record<Stage, number>> = {};
   const entries = state.entries;
+  // Spans hidden by an edit with no replacement (a dropped marker) leave a gap between entries.
+  let next = 0;
+  const gap = (to: number) => {
+    if (to < next) return;
+    let before = 0;
+    for (let p = next; p <= to; p++) before += state.originalTokens[p]!;
+    const stage = stageOfGap(state, next);
+    savedByStage[stage] = (savedByStage[stage] ?? 0) + before;
+  };
+  for (const e of entries) {
+    gap(e.from - 1);
+    next = Math.max(next, e.to + 1);
+  }
+  gap(state.originals.length - 1);
   for (let i = 0; i < entries.length;) {
     const e = entries[i]!;
     if (isOriginal(e)) {
@@ -79,6 +93,15 @@ export function sessionStats(state: SessionState): SessionStats {
     savedByStage,
     summaryPending: state.pendingSummary !== undefined,
   };
+}
+
+/** The stage of the latest active edit without replacement that starts at `from` (a gap in the view). */
+function stageOfGap(state: SessionState, from: number): Stage {
+  for (let k = state.active.length - 1; k >= 0; k--) {
+    const b = state.blocks.get(state.active[k]!)!;
+    if (b.edits.some((e) => e.from === from && e.replacement.length === 0)) return b.stage;
+  }
+  return 'keep-within-budget';
 }
 
 /** Explain an over-budget history by what compaction may not touch, when that alone is over the budget. */

@@ -134,6 +134,60 @@ export function applyBlockToEntries(
   return out;
 }
 
+/** Index of the first entry whose span ends at or after `pos` (entries are in position order). */
+function firstEndingAtOrAfter(entries: readonly EffectiveEntry[], pos: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid]!.to < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * `evolve(BlockCreated)` without a rebuild: the new block applied to the current effective view, in
+ * O(view + edits × log view) instead of O(originals + every active edit). It succeeds only when every edit
+ * starts at an entry's first position and ends at an entry's last one, covering whole entries — the shape
+ * of every block the decider computes on the current view. Such an edit is then nested in or disjoint from
+ * each visible (maximal) active edit, hence from every hidden one too (each hidden edit lies inside a
+ * visible one), so the laminar check is implied. Anything else (an edit hidden inside a synthetic entry,
+ * one covering no entry, one that cuts an entry or overlaps a sibling) returns null: the caller then runs
+ * the full check and rebuild, which keep the exact semantics of `buildEffectiveEntries`.
+ */
+export function applyNewBlockToView(
+  entries: readonly EffectiveEntry[],
+  block: CompactionBlock,
+  count: (m: ChatMessage) => number,
+): { entries: EffectiveEntry[]; tokenDelta: number } | null {
+  const edits = [...block.edits].sort((a, b) => a.from - b.from);
+  const out: EffectiveEntry[] = [];
+  let delta = 0;
+  let copied = 0;
+  let lastTo = -1;
+  for (const edit of edits) {
+    if (!(edit.from <= edit.to) || edit.from <= lastTo) return null;
+    lastTo = edit.to;
+    const i = firstEndingAtOrAfter(entries, edit.from);
+    if (i < copied || i >= entries.length || entries[i]!.from !== edit.from) return null;
+    let j = i;
+    while (j < entries.length && entries[j]!.to <= edit.to) j++;
+    // entries[i..j-1] lie in the edit; the last must end exactly at edit.to (else a gap or a cut).
+    if (j === i || entries[j - 1]!.to !== edit.to || (j < entries.length && entries[j]!.from <= edit.to)) return null;
+    for (let k = copied; k < i; k++) out.push(entries[k]!);
+    for (let k = i; k < j; k++) delta -= entries[k]!.tokens;
+    for (const m of edit.replacement) {
+      const tokens = count(m);
+      delta += tokens;
+      out.push({ message: m, from: edit.from, to: edit.to, blockId: block.id, stage: block.stage, tokens });
+    }
+    copied = j;
+  }
+  for (let k = copied; k < entries.length; k++) out.push(entries[k]!);
+  return { entries: out, tokenDelta: delta };
+}
+
 /** Sum of entry tokens. */
 export const entriesTokens = (entries: readonly EffectiveEntry[]): number => entries.reduce((s, e) => s + e.tokens, 0);
 

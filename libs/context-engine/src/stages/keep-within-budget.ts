@@ -1,6 +1,8 @@
-import type { CompactionBlock } from '../model/block';
+import type { BlockEdit, CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
+import { isOriginal, type EffectiveEntry } from '../overlay';
 import { makeBlock, viewTokens, type StageContext } from './common';
+import { TRUNCATION_MARKER } from './sliding-window';
 
 export const COMPACTED_MARKER = '[Context compacted';
 export const compactedMarker = (removed: number, why: string): ChatMessage => ({
@@ -78,4 +80,74 @@ export function emergencyDrop(ctx: StageContext): CompactionBlock | null {
       replacement: [compactedMarker(entries[cut - 1]!.to - entries[first]!.from + 1, 'after a context-overflow error')],
     },
   ]);
+}
+
+/** What a squeezed tool body keeps of its head, in characters. */
+export const SQUEEZED_TOOL_CHARS = 80;
+const SHORT_MARKER = `${COMPACTED_MARKER}]`;
+const MARKER_HEADERS = [COMPACTED_MARKER, TRUNCATION_MARKER];
+
+const isMarker = (e: EffectiveEntry): boolean =>
+  !isOriginal(e) && e.message.role === 'system' && MARKER_HEADERS.some((h) => e.message.content.startsWith(h));
+
+/** The entry is the only one standing for its span (so an edit over that span replaces just it). */
+const alone = (entries: readonly EffectiveEntry[], i: number): boolean => {
+  const e = entries[i]!;
+  const same = (k: number) => entries[k] !== undefined && entries[k]!.from === e.from && entries[k]!.to === e.to;
+  return !same(i - 1) && !same(i + 1);
+};
+
+/**
+ * The last squeeze, only while the view is over the history budget although what must stay verbatim fits:
+ * markers shortened, the tool bodies outside the unconsumed results cut to a short head and a notice
+ * (largest first), then markers dropped where that leaves no two user or assistant messages in a row —
+ * each step only while still over the budget. Never touches the protected messages nor the shape of a tool
+ * pair (a call keeps its results; only their text shrinks).
+ */
+export function squeezeToBudget(ctx: StageContext): CompactionBlock | null {
+  const { entries, counter, protection } = ctx;
+  const limit = ctx.budget.historyBudget;
+  let total = viewTokens(entries, counter);
+  if (total <= limit) return null;
+  const edits = new Map<number, BlockEdit>();
+  const tokensOf = new Map<number, number>();
+  const apply = (i: number, replacement: ChatMessage[]) => {
+    const after = replacement.reduce((s, m) => s + counter.message(m), 0);
+    const before = tokensOf.get(i) ?? entries[i]!.tokens;
+    if (after >= before) return;
+    edits.set(i, { from: entries[i]!.from, to: entries[i]!.to, replacement });
+    tokensOf.set(i, after);
+    total -= before - after;
+  };
+  const markers: number[] = [];
+  entries.forEach((e, i) => {
+    if (isMarker(e) && alone(entries, i)) markers.push(i);
+  });
+  for (const i of markers) if (total > limit) apply(i, [{ role: 'system', content: SHORT_MARKER }]);
+  const bodies: number[] = [];
+  entries.forEach((e, i) => {
+    if (e.message.role !== 'tool' || protection.unconsumed.has(i) || !alone(entries, i)) return;
+    if (isOriginal(e) || e.stage === 'truncate' || e.stage === 'dedupe') bodies.push(i);
+  });
+  bodies.sort((a, b) => entries[b]!.tokens - entries[a]!.tokens || a - b);
+  for (const i of bodies) {
+    if (total <= limit) break;
+    const m = entries[i]!.message;
+    if (m.content.length <= SQUEEZED_TOOL_CHARS + 40) continue;
+    const head = m.content.slice(0, SQUEEZED_TOOL_CHARS).trimEnd();
+    apply(i, [{ ...m, content: `${head}\n[... ${m.content.length - head.length} chars omitted to fit the context window]` }]);
+  }
+  const chatRole = (k: number) => {
+    const r = entries[k]?.message.role;
+    return r === 'user' || r === 'assistant' ? r : undefined;
+  };
+  for (const i of markers) {
+    if (total <= limit) break;
+    const prev = chatRole(i - 1);
+    if (prev && prev === chatRole(i + 1)) continue;
+    if (i - 1 >= 0 && entries[i - 1]!.message.toolCalls?.length) continue;
+    apply(i, []);
+  }
+  if (edits.size === 0) return null;
+  return makeBlock(ctx, 'keep-within-budget', [...edits.values()]);
 }

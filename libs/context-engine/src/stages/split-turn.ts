@@ -16,7 +16,7 @@ export function currentTurnTokens(ctx: Pick<StageContext, 'entries' | 'protectio
 }
 
 /** The note's lines for a run of view entries (earlier notes' lines are carried over). */
-function noteLines(entries: readonly EffectiveEntry[], from: number, to: number): string[] {
+function noteLines(entries: readonly EffectiveEntry[], from: number, to: number, maxArg: number): string[] {
   const results = new Map<string, ChatMessage>();
   for (let i = from; i <= to; i++) {
     const m = entries[i]!.message;
@@ -31,11 +31,11 @@ function noteLines(entries: readonly EffectiveEntry[], from: number, to: number)
       continue;
     }
     if (m.role === 'assistant') {
-      if (!m.toolCalls?.length && m.content.trim()) lines.push(`- assistant: ${clip(oneLine(m.content), 80)}`);
+      if (!m.toolCalls?.length && m.content.trim()) lines.push(`- assistant: ${clip(oneLine(m.content), 2 * maxArg)}`);
       for (const c of m.toolCalls ?? []) {
         const r = results.get(c.id);
         const status = !r ? 'no result' : looksLikeError(r) ? 'error' : 'completed';
-        lines.push(`- ${c.name}(${formatKeyArgs(c.arguments)}) → ${status}`);
+        lines.push(`- ${c.name}(${formatKeyArgs(c.arguments, maxArg)}) → ${status}`);
       }
     }
   }
@@ -59,7 +59,11 @@ export function splitTurn(
   const messages = entries.map((e) => e.message);
   const pairs = toolPairsIn(messages, u + 1, messages.length);
   if (pairs.length <= tailPairs) return null;
-  const keepFrom = pairs[pairs.length - tailPairs]!.callIndex;
+  // tailPairs 0 (the very last resort): every answered pair of the turn goes into the note; a pair at the
+  // very end of the view may still be waiting for results (or be unanswered by the model) and stays.
+  const last = pairs[pairs.length - 1]!;
+  const keepFrom =
+    tailPairs > 0 ? pairs[pairs.length - tailPairs]!.callIndex : last.end === messages.length - 1 ? last.callIndex : last.end + 1;
   let start = u + 1;
   for (let i = u + 1; i < keepFrom; i++) {
     if (protection.verbatim.has(i) || protection.unconsumed.has(i)) start = i + 1;
@@ -67,7 +71,7 @@ export function splitTurn(
   while (start < keepFrom && messages[start]!.role === 'tool') start++;
   const end = keepFrom - 1;
   if (start > end) return null;
-  const lines = noteLines(entries, start, end);
+  const lines = noteLines(entries, start, end, tailPairs === 0 ? 16 : 40);
   const calls = lines.filter((l) => !l.startsWith('- assistant:')).length;
   if (lines.length === 0) return null;
   const note: ChatMessage = {
