@@ -2,6 +2,7 @@ export * from './kafka.tokens';
 export * from './kafka-settings';
 export * from './kafka.module';
 export * from './kafka-health.indicator';
+export * from './event-producer';
 export * from './topic-admin';
 export * from './transport/kafka-event.context';
 export * from './transport/kafka-event.transport';

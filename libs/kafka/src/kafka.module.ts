@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { Kafka, logLevel } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
+import { EventProducer } from './event-producer';
 import { KafkaHealthIndicator } from './kafka-health.indicator';
 import { nestKafkaLogCreator } from './kafka-logger';
 import { kafkaSettings, type KafkaSettings } from './kafka-settings';
@@ -40,8 +41,9 @@ import { ensureTopics } from './topic-admin';
         }),
     },
     KafkaHealthIndicator,
+    EventProducer,
   ],
-  exports: [KAFKA_CLIENT, KAFKA_SETTINGS, KafkaHealthIndicator],
+  exports: [KAFKA_CLIENT, KAFKA_SETTINGS, KafkaHealthIndicator, EventProducer],
 })
 export class KafkaModule implements OnApplicationBootstrap {
   private readonly logger = new Logger(KafkaModule.name);

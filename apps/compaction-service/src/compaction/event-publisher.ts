@@ -1,15 +1,13 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { Kafka, Message, Producer } from 'kafkajs';
+import { Injectable } from '@nestjs/common';
 import type { ChatMessage, CompactionBlock, SummaryRequest } from '@ctxledger/context-engine';
 import {
   createEvent,
-  encodeEvent,
   LIMITS,
   type AnyEvent,
   type SummarizerChoiceDto,
   type SummaryRequestedData,
 } from '@ctxledger/contracts';
-import { KAFKA_CLIENT, KAFKA_SETTINGS, type KafkaSettings } from '@ctxledger/kafka';
+import { EventProducer, type OutgoingRecord } from '@ctxledger/kafka';
 
 /** What the compaction service emits; every event id is deterministic, so a re-emission is recognizable. */
 export type Outgoing =
@@ -33,40 +31,17 @@ export type Outgoing =
 const SUMMARY_SHARE = 0.25;
 const SUMMARY_CAP_TOKENS = 8000;
 
+/** Turns the compaction service's decisions into events, with deterministic ids, and sends them. */
 @Injectable()
-export class EventPublisher implements OnModuleInit, OnModuleDestroy {
-  private readonly producer: Producer;
+export class EventPublisher {
+  constructor(private readonly producer: EventProducer) {}
 
-  constructor(
-    @Inject(KAFKA_CLIENT) kafka: Kafka,
-    @Inject(KAFKA_SETTINGS) private readonly settings: KafkaSettings,
-  ) {
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  }
-
-  async onModuleInit(): Promise<void> {
-    await this.producer.connect();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.producer.disconnect();
-  }
-
-  /** Sends everything in one request per call (grouped by topic); throws when Kafka does not take it. */
+  /** Sends everything in one request; throws when Kafka does not take it. */
   async publish(outgoing: readonly Outgoing[]): Promise<void> {
-    if (outgoing.length === 0) return;
-    const byTopic = new Map<string, Message[]>();
-    for (const o of outgoing) {
-      const { topic, event } = this.toEvent(o);
-      const messages = byTopic.get(topic) ?? [];
-      messages.push({ key: event.sessionId, value: encodeEvent(event) });
-      byTopic.set(topic, messages);
-    }
-    await this.producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) });
+    await this.producer.send(outgoing.map((o) => this.toRecord(o)));
   }
 
-  private toEvent(o: Outgoing): { topic: string; event: AnyEvent } {
-    const topics = this.settings.topics;
+  private toRecord(o: Outgoing): OutgoingRecord {
     if (o.kind === 'summary.timed-out') {
       const event = createEvent(
         'summary.failed',
@@ -74,7 +49,7 @@ export class EventPublisher implements OnModuleInit, OnModuleDestroy {
         { requestId: o.requestId, reason: `no summary within ${o.afterMs} ms`, retryable: false },
         { tenant: o.tenant, eventId: `timeout:${o.requestId}` },
       );
-      return { topic: topics.sessionEvents, event };
+      return { stream: 'sessionEvents', event };
     }
     const meta = {
       tenant: o.source.tenant,
@@ -84,7 +59,7 @@ export class EventPublisher implements OnModuleInit, OnModuleDestroy {
     switch (o.kind) {
       case 'block.created':
         return {
-          topic: topics.blocks,
+          stream: 'blocks',
           event: createEvent(
             'block.created',
             o.source.sessionId,
@@ -94,7 +69,7 @@ export class EventPublisher implements OnModuleInit, OnModuleDestroy {
         };
       case 'block.reverted':
         return {
-          topic: topics.blocks,
+          stream: 'blocks',
           event: createEvent(
             'block.reverted',
             o.source.sessionId,
@@ -104,7 +79,7 @@ export class EventPublisher implements OnModuleInit, OnModuleDestroy {
         };
       case 'summary.requested':
         return {
-          topic: topics.summaryRequests,
+          stream: 'summaryRequests',
           event: createEvent('summary.requested', o.source.sessionId, summaryRequestData(o.request, o.summarizer), {
             ...meta,
             eventId: o.request.requestId,

@@ -1,15 +1,7 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  ServiceUnavailableException,
-  type OnModuleDestroy,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Kafka, Producer } from 'kafkajs';
-import { encodeEvent, LIMITS, type AnyEvent } from '@ctxledger/contracts';
-import { KAFKA_CLIENT, KAFKA_SETTINGS, type KafkaSettings } from '@ctxledger/kafka';
+import { ContractViolationError, type AnyEvent } from '@ctxledger/contracts';
+import { EventProducer, RequestTooLargeError } from '@ctxledger/kafka';
 
 export interface Appended {
   readonly partition: number;
@@ -17,7 +9,7 @@ export interface Appended {
 }
 
 /** Raised before anything is sent when the events would not fit in one Kafka request. */
-export class AppendTooLargeError extends Error {}
+export { RequestTooLargeError as AppendTooLargeError } from '@ctxledger/kafka';
 
 /**
  * Appends events of ONE session to the session stream in ONE produce request: one key, one partition, one
@@ -26,47 +18,28 @@ export class AppendTooLargeError extends Error {}
  * same Idempotency-Key / clientMessageIds, so a late success of the first try is not appended twice.
  */
 @Injectable()
-export class SessionEventPublisher implements OnModuleInit, OnModuleDestroy {
+export class SessionEventPublisher {
   private readonly logger = new Logger(SessionEventPublisher.name);
-  private readonly producer: Producer;
   private readonly timeoutMs: number;
 
   constructor(
-    @Inject(KAFKA_CLIENT) kafka: Kafka,
-    @Inject(KAFKA_SETTINGS) private readonly settings: KafkaSettings,
+    private readonly producer: EventProducer,
     config: ConfigService,
   ) {
     this.timeoutMs = config.getOrThrow<number>('KAFKA_SEND_TIMEOUT_MS');
-    this.producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
-    });
   }
 
-  async onModuleInit(): Promise<void> {
-    await this.producer.connect();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.producer.disconnect();
-  }
-
-  /** Encodes (validates) every event first; throws ContractViolationError / AppendTooLargeError before sending. */
+  /** Validates every event first; throws ContractViolationError / AppendTooLargeError before sending. */
   async append(sessionId: string, events: readonly AnyEvent[]): Promise<Appended> {
-    const messages = events.map((event) => {
+    for (const event of events) {
       if (event.sessionId !== sessionId)
         throw new Error(`event of session ${event.sessionId} in an append to ${sessionId}`);
-      return { key: sessionId, value: encodeEvent(event) };
-    });
-    const bytes = messages.reduce((n, m) => n + Buffer.byteLength(m.value) + Buffer.byteLength(m.key), 0);
-    if (bytes > LIMITS.maxEventBytes) {
-      throw new AppendTooLargeError(
-        `the request's events take ${bytes} bytes, over the ${LIMITS.maxEventBytes} bytes one Kafka request may carry; send fewer messages per request`,
-      );
     }
     let timer: NodeJS.Timeout | undefined;
+    const sent = this.producer.send(
+      events.map((event) => ({ stream: 'sessionEvents' as const, event })),
+      { timeoutMs: this.timeoutMs },
+    );
     try {
       const timeout = new Promise<never>((_, fail) => {
         timer = setTimeout(
@@ -74,17 +47,12 @@ export class SessionEventPublisher implements OnModuleInit, OnModuleDestroy {
           this.timeoutMs,
         );
       });
-      const sent = this.producer.send({
-        topic: this.settings.topics.sessionEvents,
-        acks: -1,
-        timeout: this.timeoutMs,
-        messages,
-      });
       sent.catch(() => undefined); // a late failure after the timeout answered is only logged below
       const [meta] = await Promise.race([sent, timeout]);
       const base = BigInt(meta!.baseOffset!);
-      return { partition: meta!.partition, offsets: messages.map((_, i) => (base + BigInt(i)).toString()) };
+      return { partition: meta!.partition, offsets: events.map((_, i) => (base + BigInt(i)).toString()) };
     } catch (error) {
+      if (error instanceof RequestTooLargeError || error instanceof ContractViolationError) throw error;
       this.logger.warn(`append to session ${sessionId} failed: ${(error as Error).message}`);
       throw new ServiceUnavailableException(
         'Kafka is unavailable: the events were not acknowledged. Retry; with the same Idempotency-Key or clientMessageIds a late success is not appended twice',

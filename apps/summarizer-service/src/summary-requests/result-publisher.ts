@@ -1,7 +1,6 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { Kafka, Producer } from 'kafkajs';
-import { createEvent, encodeEvent, type AnyEvent, type EventEnvelope } from '@ctxledger/contracts';
-import { KAFKA_CLIENT, KAFKA_SETTINGS, type KafkaSettings } from '@ctxledger/kafka';
+import { Injectable } from '@nestjs/common';
+import { createEvent, type AnyEvent, type EventEnvelope } from '@ctxledger/contracts';
+import { EventProducer } from '@ctxledger/kafka';
 import type { StoredSummary } from './summary-store';
 
 export const RESULT_PUBLISHER = Symbol('RESULT_PUBLISHER');
@@ -51,29 +50,10 @@ export function resultEvent(result: StoredSummary, request: EventEnvelope<'summa
 }
 
 @Injectable()
-export class KafkaResultPublisher implements ResultPublisher, OnModuleInit, OnModuleDestroy {
-  private readonly producer: Producer;
-
-  constructor(
-    @Inject(KAFKA_CLIENT) kafka: Kafka,
-    @Inject(KAFKA_SETTINGS) private readonly settings: KafkaSettings,
-  ) {
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-  }
-
-  async onModuleInit(): Promise<void> {
-    await this.producer.connect();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.producer.disconnect();
-  }
+export class KafkaResultPublisher implements ResultPublisher {
+  constructor(private readonly producer: EventProducer) {}
 
   async publish(result: StoredSummary, request: EventEnvelope<'summary.requested'>): Promise<void> {
-    const event = resultEvent(result, request);
-    await this.producer.send({
-      topic: this.settings.topics.sessionEvents,
-      messages: [{ key: event.sessionId, value: encodeEvent(event) }],
-    });
+    await this.producer.send([{ stream: 'sessionEvents', event: resultEvent(result, request) }]);
   }
 }
