@@ -1,7 +1,14 @@
 import { ENGINE_VERSION, type CompactionBlock, type Stage } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { assistant, system, user } from '../testing/fixtures';
-import { applyBlockToEntries, assertLaminar, buildEffectiveEntries, maximalEdits, OverlayError } from '.';
+import {
+  applyBlockToEntries,
+  applyNewBlockToView,
+  assertLaminar,
+  buildEffectiveEntries,
+  maximalEdits,
+  OverlayError,
+} from '.';
 
 const len = (m: ChatMessage) => m.content.length;
 const originals = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? user(`u${i}`) : assistant(`a${i}`)));
@@ -70,5 +77,47 @@ describe('overlay', () => {
       buildEffectiveEntries(originals, tokens, [first, second], len),
     );
     expect(() => applyBlockToEntries(base, block('bad', 'prune', [[2, 5, 'x']]), len)).toThrow(OverlayError);
+  });
+});
+
+describe('incremental BlockCreated (applyNewBlockToView)', () => {
+  const build = (active: CompactionBlock[]) => buildEffectiveEntries(originals, tokens, active, len);
+  const sum = (es: { tokens: number }[]) => es.reduce((a, e) => a + e.tokens, 0);
+
+  it('equals the rebuild for blocks computed on the current view, with the token delta', () => {
+    const chain = [
+      block('b1', 'prune', [
+        [1, 1, 'P1'],
+        [5, 5, 'P5'],
+      ]),
+      block('b2', 'summary', [[0, 3, 'S0-3']]),
+      block('b3', 'truncate', [[5, 5, 'T5']]),
+      block('b4', 'summary', [[0, 6, 'S0-6']]),
+      block('b5', 'keep-within-budget', [[7, 8, 'K']]),
+    ];
+    let entries = build([]);
+    for (let k = 0; k < chain.length; k++) {
+      const r = applyNewBlockToView(entries, chain[k]!, len)!;
+      expect(r).not.toBeNull();
+      expect(sum(r.entries)).toBe(sum(entries) + r.tokenDelta);
+      entries = r.entries;
+      expect(entries).toEqual(build(chain.slice(0, k + 1)));
+    }
+  });
+
+  it('declines (null) what needs the full check: a cut entry, an edit hidden inside one, overlapping own edits', () => {
+    const entries = build([block('b1', 'summary', [[2, 5, 'S']])]);
+    expect(applyNewBlockToView(entries, block('x', 'prune', [[4, 7, 'X']]), len)).toBeNull();
+    expect(applyNewBlockToView(entries, block('y', 'prune', [[3, 3, 'Y']]), len)).toBeNull();
+    expect(
+      applyNewBlockToView(
+        entries,
+        block('z', 'prune', [
+          [6, 7, 'Z'],
+          [7, 8, 'Z'],
+        ]),
+        len,
+      ),
+    ).toBeNull();
   });
 });

@@ -135,7 +135,9 @@ export function squeezeToBudget(ctx: StageContext): CompactionBlock | null {
     const m = entries[i]!.message;
     if (m.content.length <= SQUEEZED_TOOL_CHARS + 40) continue;
     const head = m.content.slice(0, SQUEEZED_TOOL_CHARS).trimEnd();
-    apply(i, [{ ...m, content: `${head}\n[... ${m.content.length - head.length} chars omitted to fit the context window]` }]);
+    apply(i, [
+      { ...m, content: `${head}\n[... ${m.content.length - head.length} chars omitted to fit the context window]` },
+    ]);
   }
   const chatRole = (k: number) => {
     const r = entries[k]?.message.role;

@@ -63,7 +63,11 @@ export function splitTurn(
   // very end of the view may still be waiting for results (or be unanswered by the model) and stays.
   const last = pairs[pairs.length - 1]!;
   const keepFrom =
-    tailPairs > 0 ? pairs[pairs.length - tailPairs]!.callIndex : last.end === messages.length - 1 ? last.callIndex : last.end + 1;
+    tailPairs > 0
+      ? pairs[pairs.length - tailPairs]!.callIndex
+      : last.end === messages.length - 1
+        ? last.callIndex
+        : last.end + 1;
   let start = u + 1;
   for (let i = u + 1; i < keepFrom; i++) {
     if (protection.verbatim.has(i) || protection.unconsumed.has(i)) start = i + 1;

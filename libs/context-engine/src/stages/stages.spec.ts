@@ -9,9 +9,11 @@ import {
   dedupeFileReads,
   keepWithinBudget,
   pruneToolOutputs,
+  pruneThresholds,
   selectSummaryRange,
   slidingWindow,
   splitTurn,
+  squeezeToBudget,
   truncateHeadTail,
   truncateToolOutputs,
   viewTokens,
@@ -349,6 +351,46 @@ describe('stage 6: sliding window (seed 002, SCENARIOS #19, #20)', () => {
     expect(out.slice(3)).toEqual(msgs.slice(10));
   });
 
+  it('#20 (Roo: 5 messages, fraction 0.5 → 2 hidden, 6 stored): an even count, whole turns, one marker, non-destructive', () => {
+    // Roo keeps only the first message; we keep the first exchange, so 0.5 of the 3 messages after it
+    // rounds down to an even 0 (nothing hidden), and fraction 1 hides the one whole turn Roo hides: 2.
+    const msgs = chat(5);
+    const ctx = stageContext(msgs, 100_000);
+    expect(slidingWindow(ctx, { fraction: 0.5 })).toBeNull();
+    const block = slidingWindow(ctx, { fraction: 1 })!;
+    expect(block.edits).toHaveLength(1);
+    const edit = block.edits[0]!;
+    expect(edit.to - edit.from + 1).toBe(2);
+    expect(edit.replacement).toHaveLength(1);
+    // Stored: the 5 originals stay (the view entries are untouched) + 1 marker = 6.
+    expect(ctx.entries.map((e) => e.message)).toEqual(msgs);
+    expect(msgs.length + edit.replacement.length).toBe(6);
+    const out = after(ctx, block);
+    expect(out.map((m) => m.role)).toEqual(['user', 'assistant', 'system', 'user']);
+    expect(out[out.length - 1]).toEqual(msgs[4]);
+  });
+
+  it('#20 as a property: every size and fraction hides an even count of whole turns, ≤ 1 marker, no same-role neighbours, never the last turn', () => {
+    for (let n = 2; n <= 14; n++) {
+      for (const fraction of [0.1, 0.25, 0.3, 0.5, 0.75, 1]) {
+        const msgs = chat(n);
+        const ctx = stageContext(msgs, 100_000);
+        const block = slidingWindow(ctx, { fraction });
+        if (!block) continue;
+        const hidden = block.edits.reduce((a, e) => a + e.to - e.from + 1, 0);
+        expect(hidden % 2).toBe(0);
+        expect(hidden).toBeLessThanOrEqual(Math.floor((n - 2) * fraction));
+        const out = after(ctx, block);
+        expect(out.filter((m) => m.role === 'system')).toHaveLength(1);
+        for (let i = 1; i < out.length; i++) expect(out[i]!.role === out[i - 1]!.role).toBe(false);
+        expect(out[out.length - 1]).toEqual(msgs[n - 1]);
+        expect(msgs[block.edits[0]!.to + 1]!.role).toBe('user');
+      }
+    }
+    // Roo's "fraction 1 on 4 → 2 hidden": ours never hides the current turn, and 4 messages are the first exchange and it.
+    expect(slidingWindow(stageContext(chat(4), 100_000), { fraction: 1 })).toBeNull();
+  });
+
   it('hides nothing when the fraction rounds to less than a turn', () => {
     const ctx = stageContext(chat(7), 100_000);
     expect(slidingWindow(ctx, { fraction: 0.3 })).toBeNull();
@@ -384,5 +426,84 @@ describe('stage 7: keep within budget', () => {
     expect(out[2]!.role).toBe('user');
     expect(auditToolPairs(out).orphanResults).toEqual([]);
     expect(out[out.length - 1]).toEqual(msgs[msgs.length - 1]);
+  });
+});
+
+describe('SCENARIOS #30: budget-relative scopes', () => {
+  // Three loops (user → tool call → result → reply) of the same raw size; the prune scope (the newest
+  // protected output) is a share of the history budget, not a fixed 40k.
+  const loops = (): ChatMessage[] => {
+    const msgs: ChatMessage[] = [];
+    for (let k = 0; k < 3; k++)
+      msgs.push(
+        user(`loop ${k}`),
+        calls('', toolCall(`l${k}`, 'bash', { command: `run ${k}` })),
+        result(`l${k}`, text(6000, k), 'bash'),
+        assistant(`done ${k}`),
+      );
+    return msgs;
+  };
+
+  it('the scope follows the budget: just above half a loop, one loop, two loops → 2, 1, 0 older loops pruned', () => {
+    const msgs = loops();
+    const base = stageContext(msgs, 100_000);
+    const loopOutput = base.entries[2]!.tokens;
+    const budgetFor = (outputs: number) => Math.ceil((outputs * loopOutput + 10) / base.policy.prune.protectRatio);
+    for (const [outputs, prunedLoops] of [
+      [0.5, [0, 1]],
+      [1, [0]],
+      [2, []],
+    ] as const) {
+      const ctx = stageContext(msgs, budgetFor(outputs), { prune: { minimumSavingsRatio: 0 } });
+      // The walk keeps a result while the output seen so far (newest first) is under the scope.
+      expect(pruneThresholds(ctx).protectTokens).toBeGreaterThan(outputs * loopOutput);
+      expect(pruneThresholds(ctx).protectTokens).toBeLessThan(outputs * loopOutput + 50);
+      const block = pruneToolOutputs(ctx);
+      expect(positions(block)).toEqual(prunedLoops.map((k) => 4 * k + 2));
+      if (!block) continue;
+      const out = after(ctx, block);
+      expect(auditToolPairs(out)).toEqual({ orphanResults: [], unansweredCalls: [], duplicateResults: [] });
+      expect(out.filter((m) => m.role !== 'tool')).toEqual(msgs.filter((m) => m.role !== 'tool'));
+      expect(
+        viewTokens(ctx.entries, ctx.counter) -
+          viewTokens(
+            applyBlockToEntries(ctx.entries, block, (m) => ctx.counter.message(m)),
+            ctx.counter,
+          ),
+      ).toBe(block.tokensSaved);
+    }
+  });
+});
+
+describe('last resort: squeeze to the budget when the verbatim minimum fits', () => {
+  it('cuts answered tool bodies of the current turn, keeps the protected messages and the pairs', () => {
+    const msgs = [
+      user('search the web'),
+      calls('', toolCall('w1', 'WebSearch', { query: 'thai curry' })),
+      result('w1', text(1200, 3), 'WebSearch'),
+      assistant(`the answer ${text(600, 4)}`),
+    ];
+    const full = stageContext(msgs, 100_000);
+    const budget = viewTokens(full.entries, full.counter) - 100;
+    const ctx = stageContext(msgs, budget, { tail: { maxOverrun: 100 } });
+    const block = squeezeToBudget(ctx)!;
+    const out = after(ctx, block);
+    expect(
+      viewTokens(
+        applyBlockToEntries(ctx.entries, block, (m) => ctx.counter.message(m)),
+        ctx.counter,
+      ),
+    ).toBeLessThanOrEqual(ctx.budget.historyBudget);
+    expect([out[0], out[1], out[3]]).toEqual([msgs[0], msgs[1], msgs[3]]);
+    expect(out[2]!.content).toMatch(/chars omitted to fit the context window\]$/);
+    expect(auditToolPairs(out)).toEqual({ orphanResults: [], unansweredCalls: [], duplicateResults: [] });
+    expect(squeezeToBudget(stageContext(msgs, 100_000))).toBeNull();
+  });
+
+  it('never cuts an unconsumed result and never collapses a call still waiting for its results', () => {
+    const msgs = [user('go'), calls('', toolCall('x', 'bash')), result('x', text(3000, 1), 'bash')];
+    const ctx = stageContext(msgs, 200);
+    expect(squeezeToBudget(ctx)).toBeNull();
+    expect(splitTurn(ctx, 0, true)).toBeNull();
   });
 });
