@@ -3,15 +3,14 @@ import { ConfigService } from '@nestjs/config';
 import { bootstrapService } from '@ctxledger/platform';
 import { KAFKA_CLIENT, KAFKA_SETTINGS, KafkaEventTransport, type KafkaSettings } from '@ctxledger/kafka';
 import { AppModule } from './app.module';
-import { CompactionMetrics } from './compaction/compaction.metrics';
 import { CompactionService } from './compaction/compaction.service';
+import { ConsumerMetrics } from '@ctxledger/observability';
 
 bootstrapService(AppModule, 'compaction-service', {
   microservice: (app) => {
     const settings = app.get<KafkaSettings>(KAFKA_SETTINGS);
     const config = app.get(ConfigService);
     const compaction = app.get(CompactionService);
-    const metrics = app.get(CompactionMetrics);
     return new KafkaEventTransport({
       kafka: app.get(KAFKA_CLIENT),
       topics: settings.topics,
@@ -25,7 +24,7 @@ bootstrapService(AppModule, 'compaction-service', {
       // (kcat hashes keys differently from Java clients) is copied to its key's partition, then skipped.
       partitionGuard: { streams: ['sessionEvents'], forward: true },
       onAssigned: (assignment) => compaction.keepPartitions(new Set(assignment[settings.topics.sessionEvents] ?? [])),
-      onOutcome: (topic, outcome) => metrics.consumeOutcome(topic, outcome),
+      onOutcome: app.get(ConsumerMetrics).record,
     });
   },
 }).catch((error: unknown) => {

@@ -6,13 +6,12 @@ import { bootstrapService } from '@ctxledger/platform';
 import { AppModule } from './app.module';
 import type { SummarizerSettings } from './config/summarizer-settings';
 import { SUMMARIZER_SETTINGS } from './summarization/summarization.tokens';
-import { SummarizerMetrics } from './summarization/summarizer.metrics';
+import { ConsumerMetrics } from '@ctxledger/observability';
 
 bootstrapService(AppModule, 'summarizer-service', {
   microservice: (app) => {
     const kafka = app.get<KafkaSettings>(KAFKA_SETTINGS);
     const config = app.get(ConfigService);
-    const metrics = app.get(SummarizerMetrics);
     const settings = app.get<SummarizerSettings>(SUMMARIZER_SETTINGS);
     // Providers and models only: keys are never logged.
     const llms = Object.values(settings.providers)
@@ -31,7 +30,7 @@ bootstrapService(AppModule, 'summarizer-service', {
       groupId: config.get<string>('SUMMARIZER_GROUP_ID') ?? `${kafka.topicPrefix}.summarizer`,
       consumerName: 'summarizer-service',
       partitionsConsumedConcurrently: config.getOrThrow<number>('SUMMARIZER_PARTITIONS_CONCURRENTLY'),
-      onOutcome: (topic, outcome) => metrics.consumeOutcome(topic, outcome),
+      onOutcome: app.get(ConsumerMetrics).record,
     });
   },
 }).catch((error: unknown) => {

@@ -1,2 +1,3 @@
 export * from './metrics.registry';
 export * from './observability.module';
+export * from './consumer.metrics';

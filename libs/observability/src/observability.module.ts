@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
+import { ConsumerMetrics } from './consumer.metrics';
 import { HttpMetricsInterceptor } from './http-metrics.interceptor';
 import { MetricsController } from './metrics.controller';
 import { createMetricsRegistry, METRICS_REGISTRY } from './metrics.registry';
@@ -15,8 +16,9 @@ export class ObservabilityModule {
       providers: [
         { provide: METRICS_REGISTRY, useFactory: () => createMetricsRegistry(serviceName) },
         { provide: APP_INTERCEPTOR, useClass: HttpMetricsInterceptor },
+        ConsumerMetrics,
       ],
-      exports: [METRICS_REGISTRY],
+      exports: [METRICS_REGISTRY, ConsumerMetrics],
     };
   }
 }

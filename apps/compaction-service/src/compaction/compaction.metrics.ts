@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@ctxledger/observability';
 import type { CompactionBlock } from '@ctxledger/context-engine';
-import type { ConsumeOutcome } from '@ctxledger/kafka';
 
 /** The compaction service's metrics. Labels never carry session, tenant or message ids. */
 @Injectable()
@@ -12,8 +11,6 @@ export class CompactionMetrics {
   readonly reverts: Counter;
   readonly compactionDuration: Histogram<'trigger'>;
   readonly outcomes: Counter<'trigger' | 'outcome'>;
-  readonly consumed: Counter<'topic' | 'outcome'>;
-  readonly deadLettered: Counter<'topic'>;
   readonly summaryRequests: Counter;
   readonly summaryTimeouts: Counter;
   readonly historyTokens: Gauge<'view'>;
@@ -52,18 +49,6 @@ export class CompactionMetrics {
       labelNames: ['trigger', 'outcome'],
       registers,
     });
-    this.consumed = new Counter({
-      name: 'ctxledger_events_consumed_total',
-      help: 'Records consumed, by topic and outcome',
-      labelNames: ['topic', 'outcome'],
-      registers,
-    });
-    this.deadLettered = new Counter({
-      name: 'ctxledger_events_dead_lettered_total',
-      help: 'Records sent to the dead-letter topic, by source topic',
-      labelNames: ['topic'],
-      registers,
-    });
     this.summaryRequests = new Counter({
       name: 'ctxledger_summary_requests_total',
       help: 'Summary requests sent to the summarizer',
@@ -95,10 +80,5 @@ export class CompactionMetrics {
   blockCreated(block: CompactionBlock): void {
     this.blocks.inc({ stage: block.stage });
     this.tokensSaved.inc({ stage: block.stage }, block.tokensSaved);
-  }
-
-  consumeOutcome(topic: string, outcome: ConsumeOutcome): void {
-    this.consumed.inc({ topic, outcome });
-    if (outcome === 'dead-lettered') this.deadLettered.inc({ topic });
   }
 }

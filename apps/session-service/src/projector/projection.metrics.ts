@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { ConfigService } from '@nestjs/config';
 import type { Admin, Kafka } from 'kafkajs';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { KAFKA_CLIENT, KAFKA_SETTINGS, type ConsumeOutcome, type KafkaSettings } from '@ctxledger/kafka';
+import { KAFKA_CLIENT, KAFKA_SETTINGS, type KafkaSettings } from '@ctxledger/kafka';
 import { METRICS_REGISTRY } from '@ctxledger/observability';
 
 /** The projector's group id (shared by every instance of one deployment). */
@@ -19,7 +19,6 @@ const STREAMS = ['sessionEvents', 'blocks'] as const;
 @Injectable()
 export class ProjectionMetrics implements OnModuleDestroy {
   private readonly logger = new Logger(ProjectionMetrics.name);
-  readonly consumed: Counter<'topic' | 'outcome'>;
   readonly compactedOnRead: Counter;
   readonly messagesAppended: Counter;
   private admin?: Promise<Admin>;
@@ -34,12 +33,6 @@ export class ProjectionMetrics implements OnModuleDestroy {
   ) {
     const registers = [registry];
     const groupId = projectorGroupId(config, settings);
-    this.consumed = new Counter({
-      name: 'ctxledger_events_consumed_total',
-      help: 'Records consumed, by topic and outcome',
-      labelNames: ['topic', 'outcome'],
-      registers,
-    });
     this.compactedOnRead = new Counter({
       name: 'ctxledger_history_compacted_on_read_total',
       help: 'History reads over budget that the cheap stages compacted on read (compaction still in flight)',
@@ -90,10 +83,6 @@ export class ProjectionMetrics implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await this.admin?.then((a) => a.disconnect()).catch(() => undefined);
-  }
-
-  consumeOutcome(topic: string, outcome: ConsumeOutcome): void {
-    this.consumed.inc({ topic, outcome });
   }
 
   private async measure(

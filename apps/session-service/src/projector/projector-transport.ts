@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { KAFKA_CLIENT, KAFKA_SETTINGS, KafkaEventTransport, type KafkaSettings } from '@ctxledger/kafka';
-import { ProjectionMetrics, projectorGroupId } from './projection.metrics';
+import { projectorGroupId } from './projection.metrics';
+import { ConsumerMetrics } from '@ctxledger/observability';
 
 /**
  * The projector's Kafka transport: both streams, whole partition batches, commits after the writes,
@@ -10,7 +11,6 @@ import { ProjectionMetrics, projectorGroupId } from './projection.metrics';
 export function projectorTransport(app: INestApplication, groupId?: string): KafkaEventTransport {
   const settings = app.get<KafkaSettings>(KAFKA_SETTINGS);
   const config = app.get(ConfigService);
-  const metrics = app.get(ProjectionMetrics);
   return new KafkaEventTransport({
     kafka: app.get(KAFKA_CLIENT),
     topics: settings.topics,
@@ -19,7 +19,7 @@ export function projectorTransport(app: INestApplication, groupId?: string): Kaf
     consumerName: 'session-projector',
     fromBeginning: true,
     partitionsConsumedConcurrently: config.getOrThrow<number>('PROJECTOR_PARTITIONS_CONCURRENTLY'),
-    onOutcome: (topic, outcome) => metrics.consumeOutcome(topic, outcome),
+    onOutcome: app.get(ConsumerMetrics).record,
     // Records a raw producer put on another partition than their key's are skipped here: the compaction
     // service forwards them to the right one, where they are projected in the session's order.
     partitionGuard: { streams: ['sessionEvents'], forward: false },

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@ctxledger/observability';
-import type { ConsumeOutcome } from '@ctxledger/kafka';
 import type { ProviderName } from '../config/summarizer-service.env';
 import type { CallFailureKind } from './provider-call';
 import type { RejectionCode } from './summary-checks';
@@ -23,7 +22,6 @@ export class SummarizerMetrics implements SummarizerObserver {
   readonly rejections: Counter<'provider' | 'reason'>;
   readonly splits: Counter<'provider'>;
   readonly inFlightCalls: Gauge<'provider'>;
-  readonly consumed: Counter<'topic' | 'outcome'>;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
     const registers = [registry];
@@ -95,12 +93,6 @@ export class SummarizerMetrics implements SummarizerObserver {
       labelNames: ['provider'],
       registers,
     });
-    this.consumed = new Counter({
-      name: 'ctxledger_events_consumed_total',
-      help: 'Records consumed, by topic and outcome',
-      labelNames: ['topic', 'outcome'],
-      registers,
-    });
   }
 
   attempt(provider: ProviderName, outcome: CallFailureKind | 'ok', seconds: number): void {
@@ -136,9 +128,5 @@ export class SummarizerMetrics implements SummarizerObserver {
   request(provider: ProviderName, outcome: RequestOutcome, seconds?: number): void {
     this.requests.inc({ provider, outcome });
     if (seconds !== undefined) this.requestDuration.observe({ provider, outcome }, seconds);
-  }
-
-  consumeOutcome(topic: string, outcome: ConsumeOutcome): void {
-    this.consumed.inc({ topic, outcome });
   }
 }
