@@ -21,10 +21,14 @@ export function validateAs<T extends object>(
 ): { value: T; violations: string[] } {
   const value = plainToInstance(cls, plain);
   const errors = validateSync(value as object, { whitelist: true, forbidUnknownValues: true });
-  return { value, violations: flatten(errors, path) };
+  return { value, violations: flattenViolations(errors, path) };
 }
 
-function flatten(errors: readonly ValidationError[], path: string): string[] {
+/**
+ * One `path: reason` per violation (`messages.1.content: must be a string`): the shape of dead-letter reasons
+ * and of HTTP 400 bodies alike.
+ */
+export function flattenViolations(errors: readonly ValidationError[], path = ''): string[] {
   const out: string[] = [];
   for (const error of errors) {
     const here = path ? `${path}.${error.property}` : error.property;
@@ -34,7 +38,7 @@ function flatten(errors: readonly ValidationError[], path: string): string[] {
         `${here}: ${message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message}`,
       );
     }
-    out.push(...flatten(error.children ?? [], here));
+    out.push(...flattenViolations(error.children ?? [], here));
   }
   return out;
 }

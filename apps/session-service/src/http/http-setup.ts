@@ -1,8 +1,8 @@
 import { BadRequestException, ValidationPipe, type INestApplication, type ValidationPipeOptions } from '@nestjs/common';
-import type { ValidationError } from 'class-validator';
 import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { flattenViolations } from '@ctxledger/contracts';
 
 /**
  * Every HTTP body and query is validated like this: unknown fields refused, 400 with one `path: reason`
@@ -15,20 +15,6 @@ export const VALIDATION_OPTIONS: ValidationPipeOptions = {
   transform: true,
   exceptionFactory: (errors) => new BadRequestException(flattenViolations(errors)),
 };
-
-export function flattenViolations(errors: readonly ValidationError[], path = ''): string[] {
-  const out: string[] = [];
-  for (const error of errors) {
-    const here = path ? `${path}.${error.property}` : error.property;
-    for (const message of Object.values(error.constraints ?? {})) {
-      out.push(
-        `${here}: ${message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message}`,
-      );
-    }
-    out.push(...flattenViolations(error.children ?? [], here));
-  }
-  return out;
-}
 
 /** Body-size limit, validation, and the OpenAPI document at /v1/docs (JSON at /v1/docs-json). */
 export function configureHttp(app: INestApplication): void {
