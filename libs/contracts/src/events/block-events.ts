@@ -10,20 +10,12 @@ import {
   ValidateNested,
   ArrayMinSize,
 } from 'class-validator';
+import { STAGES } from '@ctxledger/context-engine';
 import { LIMITS } from '../limits';
 import { MessageDto } from './message.dto';
 
-export const BLOCK_STAGES = [
-  'truncate',
-  'prune',
-  'dedupe',
-  'split-turn',
-  'summary',
-  'digest',
-  'sliding-window',
-  'keep-within-budget',
-  'emergency',
-] as const;
+/** The engine's stages: one list, so the wire contract cannot drift from what the engine emits. */
+export const BLOCK_STAGES = STAGES;
 
 export class PositionRangeDto {
   @IsInt()
