@@ -2,7 +2,23 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 
-export class HistoryQueryDto {
+/** Read-your-writes: `after` (a write's waitToken) and how long to wait for it. */
+export class AfterQueryDto {
+  @ApiPropertyOptional({ description: 'A waitToken of a write: answer only once the read model shows it' })
+  @IsOptional()
+  @Matches(/^\d{1,19}$/, { message: 'after must be a waitToken (the digits of a Kafka offset)' })
+  after?: string;
+
+  @ApiPropertyOptional({ description: 'How long `after` may wait (ms; default 5000, at most 30000)', minimum: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(120_000)
+  waitMs?: number;
+}
+
+export class HistoryQueryDto extends AfterQueryDto {
   @ApiPropertyOptional({
     enum: ['effective', 'full'],
     default: 'effective',
@@ -24,32 +40,4 @@ export class HistoryQueryDto {
   @Min(1)
   @Max(100_000_000)
   budget?: number;
-
-  @ApiPropertyOptional({ description: 'A waitToken of a write: answer only once the read model shows it' })
-  @IsOptional()
-  @Matches(/^\d{1,19}$/, { message: 'after must be a waitToken (the digits of a Kafka offset)' })
-  after?: string;
-
-  @ApiPropertyOptional({ description: 'How long `after` may wait (ms; default 5000, at most 30000)', minimum: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(120_000)
-  waitMs?: number;
-}
-
-export class AfterQueryDto {
-  @ApiPropertyOptional({ description: 'A waitToken of a write: answer only once the read model shows it' })
-  @IsOptional()
-  @Matches(/^\d{1,19}$/, { message: 'after must be a waitToken (the digits of a Kafka offset)' })
-  after?: string;
-
-  @ApiPropertyOptional({ description: 'How long `after` may wait (ms)', minimum: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(120_000)
-  waitMs?: number;
 }
