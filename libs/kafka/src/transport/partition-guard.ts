@@ -7,10 +7,20 @@ import { Partitioners } from 'kafkajs';
  * "misplaced" and forwarded to this one, so that a session stays on one partition, in one order.
  */
 export function keyPartition(topic: string, key: string, numPartitions: number): number {
-  const partitionMetadata = Array.from({ length: numPartitions }, (_, partitionId) => ({ partitionId, leader: 0 }));
-  return partitioner({ topic, partitionMetadata, message: { key } } as never);
+  return partitioner({ topic, partitionMetadata: metadataFor(numPartitions), message: { key } } as never);
 }
 const partitioner = Partitioners.DefaultPartitioner();
+
+// Called for every consumed record: the partition list a partitioner needs is built once per partition count.
+const metadataByCount = new Map<number, Array<{ partitionId: number; leader: number }>>();
+function metadataFor(numPartitions: number) {
+  let metadata = metadataByCount.get(numPartitions);
+  if (!metadata) {
+    metadata = Array.from({ length: numPartitions }, (_, partitionId) => ({ partitionId, leader: 0 }));
+    metadataByCount.set(numPartitions, metadata);
+  }
+  return metadata;
+}
 
 /**
  * The copy of a misplaced record sent to its key's partition. It keeps what identifies the original, so
