@@ -3,6 +3,9 @@ import { resolve } from 'node:path';
 
 /** Thin wrapper over `deploy/local/stack`, shared by `npm start` and the test set-up. */
 export const repoRoot = resolve(__dirname, '..');
+
+/** The deployable apps (nest-cli.json's applications), built to dist/apps/<name>/main.js. */
+export const SERVICE_NAMES = ['session-service', 'compaction-service', 'summarizer-service'] as const;
 const stackScript = resolve(repoRoot, 'deploy/local/stack');
 
 export function stackIsUp(env: NodeJS.ProcessEnv = process.env): boolean {

@@ -5,13 +5,13 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { repoRoot, stack, stackEnv, stackIsUp } from './local-stack';
+import { repoRoot, SERVICE_NAMES, stack, stackEnv, stackIsUp } from './local-stack';
 
-const SERVICES = [
-  { name: 'session-service', port: Number(process.env.SESSION_SERVICE_PORT ?? 3000) },
-  { name: 'compaction-service', port: Number(process.env.COMPACTION_SERVICE_PORT ?? 3001) },
-  { name: 'summarizer-service', port: Number(process.env.SUMMARIZER_SERVICE_PORT ?? 3002) },
-] as const;
+// Ports 3000, 3001, 3002 unless SESSION_SERVICE_PORT / COMPACTION_SERVICE_PORT / SUMMARIZER_SERVICE_PORT say otherwise.
+const SERVICES = SERVICE_NAMES.map((name, i) => ({
+  name,
+  port: Number(process.env[`${name.replace('-', '_').toUpperCase()}_PORT`] ?? 3000 + i),
+}));
 
 const children = new Map<string, ChildProcess>();
 let startedStack = false;

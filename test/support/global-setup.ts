@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { repoRoot, stack, stackEnv, stackIsUp } from '../../tools/local-stack';
+import { repoRoot, SERVICE_NAMES, stack, stackEnv, stackIsUp } from '../../tools/local-stack';
 
-export const SERVICES = ['session-service', 'compaction-service', 'summarizer-service'] as const;
+export { SERVICE_NAMES as SERVICES } from '../../tools/local-stack';
 
 /**
  * Brings the local Kafka + MongoDB-wire stack up when it is not already running (and remembers
@@ -19,7 +19,7 @@ export default function globalSetup(): void {
     Object.assign(process.env, stackEnv());
   }
   execFileSync(resolve(repoRoot, 'deploy/local/ensure-kcat'), { stdio: 'inherit', cwd: repoRoot });
-  for (const name of SERVICES) {
+  for (const name of SERVICE_NAMES) {
     execFileSync(resolve(repoRoot, 'node_modules/.bin/nest'), ['build', name], { stdio: 'ignore', cwd: repoRoot });
   }
 }
