@@ -25,6 +25,7 @@ bootstrapService(AppModule, 'compaction-service', {
       partitionGuard: { streams: ['sessionEvents'], forward: true },
       onAssigned: (assignment) => compaction.keepPartitions(new Set(assignment[settings.topics.sessionEvents] ?? [])),
       onOutcome: app.get(ConsumerMetrics).record,
+      onLagProbe: app.get(ConsumerMetrics).watchLag,
     });
   },
 }).catch((error: unknown) => {

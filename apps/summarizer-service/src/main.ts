@@ -31,6 +31,7 @@ bootstrapService(AppModule, 'summarizer-service', {
       consumerName: 'summarizer-service',
       partitionsConsumedConcurrently: config.getOrThrow<number>('SUMMARIZER_PARTITIONS_CONCURRENTLY'),
       onOutcome: app.get(ConsumerMetrics).record,
+      onLagProbe: app.get(ConsumerMetrics).watchLag,
     });
   },
 }).catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
 import {
   createEvent,
@@ -40,6 +40,8 @@ export interface KafkaEventTransportOptions {
   readonly retryBackoffMs?: { readonly initial: number; readonly max: number };
   /** Called with each record's outcome (metrics). */
   readonly onOutcome?: (topic: string, outcome: ConsumeOutcome) => void;
+  /** Called once at start with the group and a probe of its lag by topic (metrics measure it at scrape time). */
+  readonly onLagProbe?: (groupId: string, probe: () => Promise<Record<string, number>>) => void;
   /** Called after partitions are assigned (a consumer restarted or the group rebalanced). */
   readonly onAssigned?: (assignment: Record<string, number[]>) => void;
   /**
@@ -81,6 +83,8 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   /** Partition counts of the guarded topics. */
   private readonly guardedPartitions = new Map<string, number>();
   private heartbeatIntervalMs = 1000;
+  /** Admin client of the lag probe, connected on first use. */
+  private lagAdmin?: Promise<Admin>;
 
   constructor(private readonly options: KafkaEventTransportOptions) {
     super();
@@ -99,6 +103,46 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     // kafkajs waits for the running batches to finish (and their commits) before it disconnects.
     await this.consumer?.disconnect();
     await this.producer?.disconnect();
+    await this.lagAdmin?.then((a) => a.disconnect()).catch(() => undefined);
+  }
+
+  /**
+   * The group's lag by topic: high watermark − committed offset, summed over partitions (from the low
+   * watermark where the group has committed nothing yet). Counts records that are not committed, so a
+   * partition stuck on a retried record shows a growing lag.
+   */
+  async lag(): Promise<Record<string, number>> {
+    const { kafka, groupId, streams, topics } = this.options;
+    this.lagAdmin ??= (async () => {
+      const admin = kafka.admin();
+      await admin.connect();
+      return admin;
+    })();
+    try {
+      const admin = await this.lagAdmin;
+      const lag: Record<string, number> = {};
+      for (const topic of streams.map((s) => topics[s])) {
+        const [watermarks, [committed]] = await Promise.all([
+          admin.fetchTopicOffsets(topic),
+          admin.fetchOffsets({ groupId, topics: [topic] }),
+        ]);
+        const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+        let behind = 0n;
+        for (const w of watermarks) {
+          const at = done.get(w.partition) ?? -1n;
+          const from = at < 0n ? BigInt(w.low) : at;
+          if (BigInt(w.high) > from) behind += BigInt(w.high) - from;
+        }
+        lag[topic] = Number(behind);
+      }
+      return lag;
+    } catch (error) {
+      // Reconnect on the next probe.
+      const failed = this.lagAdmin;
+      this.lagAdmin = undefined;
+      await failed?.then((a) => a.disconnect()).catch(() => undefined);
+      throw error;
+    }
   }
 
   on(): never {
@@ -129,6 +173,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     });
     await this.producer.connect();
     await this.consumer.connect();
+    this.options.onLagProbe?.(groupId, () => this.lag());
     await this.loadGuardedPartitions();
     await this.consumer.subscribe({
       topics: streams.map((s) => topics[s]),
