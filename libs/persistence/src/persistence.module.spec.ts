@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigService } from '@nestjs/config';
+import { mongo } from 'mongoose';
+import { BaseServiceEnv, validateEnv } from '@ctxledger/platform';
+import { mongoOptionsFromConfig } from './persistence.module';
+
+class Env extends BaseServiceEnv {
+  override PORT = 3000;
+}
+
+/** The driver's own parse of the options a service builds from this environment (no connection made). */
+function driverOptions(raw: Record<string, string>) {
+  const env = validateEnv(Env)(raw);
+  const { uri, ...options } = mongoOptionsFromConfig(new ConfigService({ ...env, SERVICE_NAME: 'svc' }));
+  return new mongo.MongoClient(uri, options as mongo.MongoClientOptions).options;
+}
+
+describe('MongoDB TLS and credentials reach the driver', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ctxledger-mongo-'));
+    writeFileSync(join(dir, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n');
+    writeFileSync(join(dir, 'client.pem'), '-----BEGIN CERTIFICATE-----\nC\n-----END CERTIFICATE-----\n');
+    writeFileSync(join(dir, 'password'), 'mongo-secret\n');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('no TLS and no credentials by default', () => {
+    const options = driverOptions({});
+    expect(options.tls).toBeFalsy();
+    expect(options.credentials).toBeUndefined();
+    expect(options.appName).toBe('svc');
+  });
+
+  it('TLS with a CA file and a client certificate, credentials from variables (password from a file)', () => {
+    const options = driverOptions({
+      MONGODB_URI: 'mongodb://db.example:27017/ctxledger',
+      MONGODB_TLS: 'true',
+      MONGODB_TLS_CA_FILE: join(dir, 'ca.pem'),
+      MONGODB_TLS_CERT_KEY_FILE: join(dir, 'client.pem'),
+      MONGODB_TLS_CERT_KEY_PASSWORD: 'cert-pass',
+      MONGODB_USERNAME: 'ledger',
+      MONGODB_PASSWORD_FILE: join(dir, 'password'),
+      MONGODB_AUTH_SOURCE: 'admin',
+    });
+    expect(options.tls).toBe(true);
+    expect(options.tlsCAFile).toBe(join(dir, 'ca.pem'));
+    expect(options.tlsCertificateKeyFile).toBe(join(dir, 'client.pem'));
+    expect(options.passphrase).toBe('cert-pass'); // the driver's name for tlsCertificateKeyFilePassword
+    expect(options.credentials?.username).toBe('ledger');
+    expect(options.credentials?.password).toBe('mongo-secret');
+    expect(options.credentials?.source).toBe('admin');
+  });
+
+  it('TLS options in the URI keep working', () => {
+    const options = driverOptions({ MONGODB_URI: 'mongodb://h/db?tls=true', MONGODB_TLS_CA_FILE: join(dir, 'ca.pem') });
+    expect(options.tls).toBe(true);
+    expect(options.tlsCAFile).toBe(join(dir, 'ca.pem'));
+  });
+});
