@@ -7,7 +7,8 @@ export { SERVICE_NAMES as SERVICES } from '../../tools/local-stack';
 /**
  * Brings the local Kafka + MongoDB-wire stack up when it is not already running (and remembers
  * whether it did, so the teardown stops only what this run started), exports its settings to the
- * test workers, installs kcat when missing, and builds the services the tests start as processes.
+ * test workers, installs kcat and prometheus/promtool when missing, and builds the services the tests
+ * start as processes.
  * KAFKA_BROKERS / MONGODB_URI already in the environment point the tests at an external stack instead.
  */
 export default function globalSetup(): void {
@@ -19,6 +20,7 @@ export default function globalSetup(): void {
     Object.assign(process.env, stackEnv());
   }
   execFileSync(resolve(repoRoot, 'deploy/local/ensure-kcat'), { stdio: 'inherit', cwd: repoRoot });
+  execFileSync(resolve(repoRoot, 'deploy/local/ensure-prometheus'), { stdio: 'inherit', cwd: repoRoot });
   for (const name of SERVICE_NAMES) {
     execFileSync(resolve(repoRoot, 'node_modules/.bin/nest'), ['build', name], { stdio: 'ignore', cwd: repoRoot });
   }
