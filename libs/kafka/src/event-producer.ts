@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Kafka, Message, Producer, RecordMetadata } from 'kafkajs';
 import { encodeEvent, LIMITS, type AnyEvent, type StreamName } from '@ctxledger/contracts';
+import { correlationHeaders } from '@ctxledger/observability';
 import { KAFKA_CLIENT, KAFKA_SETTINGS } from './kafka.tokens';
 import type { KafkaSettings } from './kafka-settings';
 
@@ -49,13 +50,16 @@ export class EventProducer implements OnModuleInit, OnModuleDestroy {
   async send(records: readonly OutgoingRecord[], options: { timeoutMs?: number } = {}): Promise<RecordMetadata[]> {
     if (records.length === 0) return [];
     const byTopic = new Map<string, Message[]>();
+    // The correlation id of the request or record being handled travels with every event it produces.
+    const headers = correlationHeaders();
+    const headerBytes = Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0);
     let bytes = 0;
     for (const { stream, event } of records) {
       const topic = this.settings.topics[stream];
       const messages = byTopic.get(topic) ?? [];
       const value = encodeEvent(event);
-      bytes += Buffer.byteLength(value) + Buffer.byteLength(event.sessionId);
-      messages.push({ key: event.sessionId, value });
+      bytes += Buffer.byteLength(value) + Buffer.byteLength(event.sessionId) + headerBytes;
+      messages.push({ key: event.sessionId, value, headers });
       byTopic.set(topic, messages);
     }
     if (bytes > LIMITS.maxEventBytes) {

@@ -30,6 +30,8 @@ export interface KafkaEventBatch {
   readonly events: readonly AnyEvent[];
   /** Offset of each event, same order. */
   readonly offsets: readonly string[];
+  /** Correlation id of each event (its record's header, or derived), same order; for per-event logs. */
+  readonly correlationIds?: readonly string[];
 }
 
 /**

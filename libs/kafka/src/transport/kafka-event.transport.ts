@@ -12,6 +12,12 @@ import {
   type StreamName,
   type TopicNames,
 } from '@ctxledger/contracts';
+import {
+  CORRELATION_HEADER,
+  correlationIdOfRecord,
+  runWithCorrelation,
+  type Correlation,
+} from '@ctxledger/observability';
 import { batchPattern, errorMessage, isPoison, KafkaEventContext, type KafkaEventBatch } from './kafka-event.context';
 import { forwardedValue, keyPartition } from './partition-guard';
 
@@ -277,7 +283,10 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
             key: message.key,
             value: forwardedValue(message.value, { topic, partition, offset: message.offset }),
             partition: proper,
-            headers: { 'ctxledger-forwarded-from': `${topic}/${partition}/${message.offset}` },
+            headers: {
+              'ctxledger-forwarded-from': `${topic}/${partition}/${message.offset}`,
+              [CORRELATION_HEADER]: this.correlationOf(topic, partition, message).correlationId,
+            },
           },
         ],
       });
@@ -327,20 +336,26 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     const { batch } = payload;
     const events: AnyEvent[] = [];
     const offsets: string[] = [];
+    const correlationIds: string[] = [];
     for (const message of batch.messages) {
       if (await this.misplaced(batch.topic, batch.partition, message)) continue;
       const decoded = decodeEvent(message.value, this.coordinates(batch.topic, batch.partition, message), stream);
       if (decoded.ok) {
         events.push(decoded.event);
         offsets.push(message.offset);
+        correlationIds.push(this.correlationOf(batch.topic, batch.partition, message, decoded.event).correlationId);
       } else {
         await this.deadLetter(batch.topic, batch.partition, message, decoded.reason);
       }
     }
     if (events.length > 0) {
-      const data: KafkaEventBatch = { topic: batch.topic, partition: batch.partition, events, offsets };
+      const data: KafkaEventBatch = { topic: batch.topic, partition: batch.partition, events, offsets, correlationIds };
       const context = new KafkaEventContext([batch.topic, batch.partition, offsets[offsets.length - 1]]);
-      const done = await this.invokeWithRetry(handler, data, context, payload);
+      // A batch of one request's events runs with its correlation; a mixed batch with none (see correlationIds).
+      const invoke = () => this.invokeWithRetry(handler, data, context, payload);
+      const done = await (new Set(correlationIds).size === 1
+        ? runWithCorrelation(this.sameCorrelation(correlationIds[0]!, events), invoke)
+        : invoke());
       if (!done.ok) return; // shutting down or partition revoked: nothing committed, redelivered later
       const poison = new Map(
         ((done.value as BatchHandlerResult | undefined)?.poison ?? []).map((p) => [p.offset, p.reason]),
@@ -375,8 +390,12 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       return true;
     }
     const context = new KafkaEventContext([topic, partition, message.offset, replay]);
+    // Everything the handler logs or produces carries the record's correlation id.
+    const correlation = this.correlationOf(topic, partition, message, decoded.event);
     try {
-      const { ok } = await this.invokeWithRetry(handler, decoded.event, context, payload);
+      const { ok } = await runWithCorrelation(correlation, () =>
+        this.invokeWithRetry(handler, decoded.event, context, payload),
+      );
       if (ok) this.options.onOutcome?.(topic, 'processed');
       return ok;
     } catch (error) {
@@ -449,12 +468,41 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     });
     // Dead-letter event ids are deterministic per consumer and record, so a redelivery does not double them.
     const eventId = `dlq:${this.options.consumerName}:${topic}/${partition}/${message.offset}`;
+    const correlation = this.correlationOf(topic, partition, message);
     await this.producer!.send({
       topic: this.options.topics.deadLetter,
-      messages: [{ key: sessionId, value: encodeEvent({ ...event, eventId }) }],
+      messages: [
+        {
+          key: sessionId,
+          value: encodeEvent({ ...event, eventId }),
+          headers: { [CORRELATION_HEADER]: correlation.correlationId },
+        },
+      ],
     });
-    this.logger.warn(`dead-lettered ${topic}[${partition}]@${message.offset}: ${reason}`);
+    runWithCorrelation(correlation, () =>
+      this.logger.warn(`dead-lettered ${topic}[${partition}]@${message.offset}: ${reason}`),
+    );
     this.options.onOutcome?.(topic, 'dead-lettered');
+  }
+
+  /** A record's correlation: its header, else derived from its event or coordinates (observability/correlation). */
+  private correlationOf(topic: string, partition: number, message: KafkaMessage, event?: AnyEvent): Correlation {
+    const key = event?.sessionId ?? message.key?.toString();
+    return {
+      correlationId: correlationIdOfRecord({
+        topic,
+        partition,
+        offset: message.offset,
+        headers: message.headers,
+        event,
+      }),
+      ...(key && ID_PATTERN.test(key) && key.length <= 200 && { sessionId: key }),
+    };
+  }
+
+  private sameCorrelation(correlationId: string, events: readonly AnyEvent[]): Correlation {
+    const sessionId = events[0]?.sessionId;
+    return { correlationId, ...(sessionId && events.every((e) => e.sessionId === sessionId) && { sessionId }) };
   }
 
   private async commit(topic: string, partition: number, offset: string): Promise<void> {
