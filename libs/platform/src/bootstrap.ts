@@ -1,7 +1,9 @@
-import { ConsoleLogger, type INestApplication, type Type } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
+import { correlationMiddleware, CorrelationInterceptor } from './logging/http-correlation';
+import { ServiceLogger } from './logging/service-logger';
 
 export interface BootstrapOptions {
   /**
@@ -22,11 +24,12 @@ export async function bootstrapService(
   serviceName: string,
   options: BootstrapOptions = {},
 ): Promise<INestApplication> {
-  const logger = new ConsoleLogger(serviceName, {
-    json: process.env.LOG_FORMAT === 'json',
-    logLevels: logLevelsFrom(process.env.LOG_LEVEL),
-  });
+  // JSON lines with the correlation id of the request or record being handled (logging/service-logger.ts).
+  const logger = ServiceLogger.fromEnv(serviceName);
   const app = await NestFactory.create(appModule, { logger, bufferLogs: true });
+  // First in the chain: every request gets its correlation id (echoed), every line logged for it carries it.
+  app.use(correlationMiddleware());
+  app.useGlobalInterceptors(new CorrelationInterceptor());
   app.enableShutdownHooks();
   const config = app.get(ConfigService);
   const port = config.getOrThrow<number>('PORT');
@@ -41,10 +44,4 @@ export async function bootstrapService(
   await app.listen(port, host);
   logger.log(`${serviceName} listening on ${await app.getUrl()}`);
   return app;
-}
-
-const LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
-function logLevelsFrom(level: string | undefined) {
-  const index = LEVELS.indexOf((level ?? 'log') as (typeof LEVELS)[number]);
-  return LEVELS.slice(0, index < 0 ? 3 : index + 1);
 }
