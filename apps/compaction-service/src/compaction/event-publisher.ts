@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { ChatMessage, CompactionBlock, SummaryRequest } from '@ctxledger/context-engine';
 import {
   createEvent,
@@ -34,11 +34,14 @@ const SUMMARY_CAP_TOKENS = 8000;
 /** Turns the compaction service's decisions into events, with deterministic ids, and sends them. */
 @Injectable()
 export class EventPublisher {
+  private readonly logger = new Logger(EventPublisher.name);
+
   constructor(private readonly producer: EventProducer) {}
 
-  /** Sends everything in one request; throws when Kafka does not take it. */
+  /** Sends everything in one request; throws when Kafka does not take it. Logs one line per event sent. */
   async publish(outgoing: readonly Outgoing[]): Promise<void> {
     await this.producer.send(outgoing.map((o) => this.toRecord(o)));
+    for (const o of outgoing) this.logger.log(describe(o));
   }
 
   private toRecord(o: Outgoing): OutgoingRecord {
@@ -86,6 +89,20 @@ export class EventPublisher {
           }),
         };
     }
+  }
+}
+
+/** What a log line says about an emitted event (ids, stage and sizes; never message content). */
+function describe(o: Outgoing): string {
+  switch (o.kind) {
+    case 'block.created':
+      return `block.created ${o.block.id} (${o.block.stage}, positions ${o.block.range.from}-${o.block.range.to}): ${o.block.tokensBefore} → ${o.block.tokensAfter} tokens`;
+    case 'block.reverted':
+      return `block.reverted ${o.blockId}`;
+    case 'summary.requested':
+      return `summary.requested ${o.request.requestId} (positions ${o.request.range.from}-${o.request.range.to}, ${o.request.tokensBefore} tokens)`;
+    case 'summary.timed-out':
+      return `summary.failed ${o.requestId}: no summary within ${o.afterMs} ms`;
   }
 }
 
