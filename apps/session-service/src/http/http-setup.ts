@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { flattenViolations } from '@ctxledger/contracts';
+import { refuseDeepJson } from './json-depth';
 
 /**
  * Every HTTP body and query is validated like this: unknown fields refused, 400 with one `path: reason`
@@ -20,7 +21,10 @@ export const VALIDATION_OPTIONS: ValidationPipeOptions = {
 export function configureHttp(app: INestApplication): void {
   const config = app.get(ConfigService);
   const express = app as NestExpressApplication;
-  express.useBodyParser('json', { limit: config.getOrThrow<number>('HTTP_BODY_LIMIT_BYTES') });
+  express.useBodyParser('json', {
+    limit: config.getOrThrow<number>('HTTP_BODY_LIMIT_BYTES'),
+    verify: refuseDeepJson(), // 400 before the validation's recursive walk could overflow the stack
+  });
   app.useGlobalPipes(new ValidationPipe(VALIDATION_OPTIONS));
   const document = SwaggerModule.createDocument(
     app,
