@@ -25,6 +25,15 @@ async function main(): Promise<void> {
     startedStack = true;
   }
   const env = { ...process.env, ...stackEnv() };
+  // Local development: the walkthrough calls the API without a key. Say so; API_KEYS (or AUTH_MODE) in the
+  // environment turns authentication on instead.
+  const authConfigured = ['AUTH_MODE', 'API_KEYS', 'API_KEYS_FILE'].some((name) => process.env[name]);
+  if (!authConfigured) {
+    env.AUTH_MODE = 'none';
+    console.log(
+      'session-service: AUTH_MODE=none (no API keys; local development). Set API_KEYS=<tenant>:<key> to require keys.',
+    );
+  }
 
   console.log('building the services…');
   for (const { name } of SERVICES) {

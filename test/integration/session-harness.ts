@@ -41,6 +41,8 @@ export async function startSessionService(
     KAFKA_BROKERS: stack.brokers.join(','),
     MONGODB_URI: withDatabase(stack.mongoUri, database),
     TOPIC_PREFIX: prefix,
+    // No authentication (tenant from X-Tenant), explicitly, unless the test configures API keys.
+    ...(!('API_KEYS' in extraEnv) && !('AUTH_MODE' in extraEnv) && { AUTH_MODE: 'none' }),
     ...extraEnv,
   };
   const kafka = new Kafka({ clientId: 'session-test-admin', brokers: stack.brokers, logLevel: logLevel.NOTHING });

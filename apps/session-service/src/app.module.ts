@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule } from '@ctxledger/platform';
 import { CommandsModule } from './commands/commands.module';
 import { SessionServiceEnv } from './config/session-service.env';
+import { SecurityModule } from './http/security.module';
 import { ProjectorModule } from './projector/projector.module';
 import { QueriesModule } from './queries/queries.module';
 
@@ -11,6 +12,7 @@ export const SESSION_SERVICE = 'session-service';
 @Module({
   imports: [
     PlatformModule.forService({ serviceName: SESSION_SERVICE, env: SessionServiceEnv }),
+    SecurityModule,
     ProjectorModule,
     CommandsModule,
     QueriesModule,

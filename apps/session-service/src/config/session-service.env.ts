@@ -1,6 +1,8 @@
-import { BaseServiceEnv } from '@ctxledger/platform';
+import { BaseServiceEnv, isSet, Secret } from '@ctxledger/platform';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { parseApiKeys } from './api-keys';
+import { resolveAuthMode, type AuthMode } from './auth-mode';
 
 /** Environment of the session-service (validated at boot). */
 export class SessionServiceEnv extends BaseServiceEnv {
@@ -49,4 +51,36 @@ export class SessionServiceEnv extends BaseServiceEnv {
   @Min(1)
   @Max(64)
   PROJECTOR_PARTITIONS_CONCURRENTLY: number = 3;
+
+  /** `api-key` or `none` (see resolveAuthMode: unset means api-key with keys, none only on a loopback HOST). */
+  @IsOptional()
+  @IsIn(['api-key', 'none'])
+  AUTH_MODE?: AuthMode;
+
+  /** `tenant:key` entries (comma or newline separated) or a JSON object tenant → key(s); or API_KEYS_FILE. */
+  @Secret({ file: true })
+  @IsOptional()
+  @IsString()
+  API_KEYS?: string;
+
+  /** Requests a tenant may make per RATE_LIMIT_WINDOW_MS on this instance (0: no limit). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  RATE_LIMIT_REQUESTS: number = 600;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  RATE_LIMIT_WINDOW_MS: number = 60_000;
+
+  override crossCheck(): string[] {
+    const problems = super.crossCheck();
+    const auth = resolveAuthMode(this);
+    if ('problem' in auth) problems.push(auth.problem);
+    if (isSet(this.API_KEYS)) problems.push(...parseApiKeys(this.API_KEYS!).problems);
+    return problems;
+  }
 }

@@ -33,9 +33,20 @@ export function configureHttp(app: INestApplication): void {
       .setDescription(
         'Append messages of an agent session, read its effective history (compacted to fit the model), stats, blocks, ' +
           'manual compaction, overflow reports and reverts. Writes are events on Kafka (202 Accepted); reads come from the ' +
-          'read model — pass the `waitToken` of a write as `after` to read your own writes.',
+          'read model — pass the `waitToken` of a write as `after` to read your own writes.\n\n' +
+          '**Authentication**: every call under /v1/sessions needs an API key, as `Authorization: Bearer <key>` or ' +
+          '`X-Api-Key: <key>` (401 without one or with a wrong one). Each key belongs to one tenant (API_KEYS); a tenant ' +
+          "never sees another tenant's sessions (404). Only when the service runs with AUTH_MODE=none (local development) " +
+          'is the tenant taken from the `X-Tenant` header instead.\n\n' +
+          '**Rate limit**: RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_MS per tenant; over it, 429 with `Retry-After` ' +
+          '(seconds). `GET /health` and `GET /metrics` need no key and are not limited.',
       )
       .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key of a tenant (API_KEYS)' }, 'bearer')
+      .addApiKey(
+        { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'The same API key, another header' },
+        'api-key',
+      )
       .build(),
   );
   SwaggerModule.setup('v1/docs', app, document, { jsonDocumentUrl: 'v1/docs-json' });
