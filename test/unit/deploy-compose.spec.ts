@@ -3,11 +3,12 @@ import { dirname, resolve } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { parse } from 'yaml';
 import { allTopics, DEFAULT_PARTITIONS } from '@ctxledger/contracts';
+import { APP_PORTS, knownVariables } from '../../deploy/tools/env-variables';
 
 const root = resolve(__dirname, '../..');
 const composeDir = resolve(root, 'deploy/compose');
 const COMPOSE_FILE = resolve(composeDir, 'compose.yaml');
-const APPS = { 'session-service': 3000, 'compaction-service': 3001, 'summarizer-service': 3002 } as const;
+const APPS = APP_PORTS;
 
 /** The official Compose Specification schema, vendored from compose-spec/compose-go v2.16.2 (schema/). */
 const schema = JSON.parse(readFileSync(resolve(composeDir, 'compose-spec.json'), 'utf8'));
@@ -18,22 +19,6 @@ const load = (text: string) => parse(text, { merge: true }) as any;
 
 function schemaErrors(doc: unknown): string[] {
   return validateSchema(doc) ? [] : (validateSchema.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-}
-
-/** Every environment variable the services read (their validated config classes). */
-function knownVariables(): Set<string> {
-  const files = [
-    'libs/platform/src/config/base-env.ts',
-    ...Object.keys(APPS).map((app) => `apps/${app}/src/config/${app}.env.ts`),
-  ];
-  const names = new Set(['NODE_ENV', 'NODE_OPTIONS']);
-  for (const f of files) {
-    for (const m of readFileSync(resolve(root, f), 'utf8').matchAll(/^\s+(?:override\s+)?([A-Z][A-Z0-9_]+)[?!]?:/gm)) {
-      names.add(m[1]);
-      names.add(`${m[1]}_FILE`);
-    }
-  }
-  return names;
 }
 
 /** What Compose itself would refuse or what would break at run time, beyond the schema. */
