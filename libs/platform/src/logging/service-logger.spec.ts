@@ -117,6 +117,12 @@ describe('ServiceLogger.fromEnv and logLevelsFrom', () => {
     expect(() => JSON.parse(text.join(''))).toThrow();
   });
 
+  it('text mode shows the correlation id after the context', () => {
+    const logger = new ServiceLogger('svc', { colors: false });
+    const text = capture(() => runWithCorrelation({ correlationId: 'req-3' }, () => logger.log('hello', 'Ctx'))).stdout;
+    expect(text.join('')).toMatch(/\[Ctx\] \(req-3\) hello/);
+  });
+
   it('maps LOG_LEVEL to the levels printed', () => {
     expect(logLevelsFrom('error')).toEqual(['error']);
     expect(logLevelsFrom(undefined)).toEqual(['error', 'warn', 'log']);

@@ -14,7 +14,7 @@ export function logLevelsFrom(level: string | undefined): LogLevel[] {
  * Nest's ConsoleLogger, whose JSON mode writes one object per line with the fields a log pipeline needs:
  * `timestamp` (ISO 8601), `level`, `service`, `context`, `message`, and — when the line is written while an
  * HTTP request or a Kafka record is handled — its `correlationId` and `sessionId`. Secrets are redacted
- * from messages and stacks. Text mode is Nest's own, unchanged.
+ * from messages and stacks. Text mode is Nest's own, with the correlation id after the context.
  */
 export class ServiceLogger extends ConsoleLogger {
   constructor(
@@ -27,6 +27,14 @@ export class ServiceLogger extends ConsoleLogger {
   /** LOG_FORMAT=json → JSON lines; LOG_LEVEL as for logLevelsFrom. */
   static fromEnv(service: string, env: NodeJS.ProcessEnv = process.env): ServiceLogger {
     return new ServiceLogger(service, { json: env.LOG_FORMAT === 'json', logLevels: logLevelsFrom(env.LOG_LEVEL) });
+  }
+
+  /** Text mode: the correlation id follows the context, `[EventPublisher] (req-42) block.created …`. */
+  protected override formatContext(context: string): string {
+    const correlation = currentCorrelation();
+    return correlation
+      ? `${super.formatContext(context)}(${correlation.correlationId}) `
+      : super.formatContext(context);
   }
 
   /** One JSON object per line, whatever the inspect options (compact, colours) say. */
