@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { allTopics, DEFAULT_PARTITIONS } from '@ctxledger/contracts';
 import { APP_PORTS, knownVariables, type AppName } from '../../deploy/tools/env-variables';
+import { k8sTypeErrors } from '../../deploy/tools/k8s-types';
 
 const root = resolve(__dirname, '../..');
 const k8sDir = resolve(root, 'deploy/k8s');
@@ -18,6 +19,7 @@ type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; n
 const loadFile = (file: string): K8sObject[] =>
   parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as K8sObject);
 const loadAll = (): K8sObject[] => manifestFiles.flatMap((f) => loadFile(join(k8sDir, f)));
+const deploymentOf = (app: AppName): any => loadFile(join(k8sDir, `${app}.yaml`)).find((o) => o.kind === 'Deployment')!;
 
 /** Runs deploy/tools/validate-k8s.mjs (kubernetes-models' JSON-schema validators; ESM, hence a child process). */
 function schemaCheck(files: string[]): {
@@ -146,6 +148,36 @@ describe('deploy/k8s manifests', () => {
         ]),
       ].sort(),
     );
+  });
+
+  it('no unknown (misspelt) field, wrong type or missing required field: strict check with the API types', () => {
+    // The JSON-schema validation above lets unknown fields through; the TypeScript compiler's excess-property
+    // check on the kubernetes-models interfaces does not (what `kubeconform -strict` does). One compiler run
+    // for the manifests and the broken fixtures, which must each be reported.
+    const manifests = manifestFiles.flatMap((f) =>
+      loadFile(join(k8sDir, f)).map((object, i) => ({ where: `${f}#${i}`, object })),
+    );
+    const misspelt = deploymentOf('compaction-service');
+    const container = misspelt.spec.template.spec.containers[0];
+    container.livenesProbe = container.livenessProbe;
+    delete container.livenessProbe;
+    const wrongType = deploymentOf('summarizer-service');
+    wrongType.spec.template.spec.containers[0].resources.limits = '1Gi';
+    const misspeltHpa = loadFile(join(k8sDir, 'session-service.yaml')).find(
+      (o) => o.kind === 'HorizontalPodAutoscaler',
+    )!;
+    misspeltHpa.spec.maxReplica = misspeltHpa.spec.maxReplicas;
+    delete misspeltHpa.spec.maxReplicas;
+    const errors = k8sTypeErrors([
+      ...manifests,
+      { where: 'fixture:misspelt-field', object: misspelt },
+      { where: 'fixture:wrong-type', object: wrongType },
+      { where: 'fixture:misspelt-hpa', object: misspeltHpa },
+    ]);
+    expect(errors.filter((e) => !e.startsWith('fixture:'))).toEqual([]);
+    expect(errors.find((e) => e.startsWith('fixture:misspelt-field'))).toContain('\'"livenesProbe"\' does not exist');
+    expect(errors.some((e) => e.startsWith('fixture:wrong-type'))).toBe(true);
+    expect(errors.some((e) => e.startsWith('fixture:misspelt-hpa'))).toBe(true);
   });
 
   it('passes the policy checks: probes, resources, non-root, Service, PDB and HPA per Deployment, known variables', () => {
