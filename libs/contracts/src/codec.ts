@@ -11,6 +11,7 @@ import {
   type EventType,
   type StreamName,
 } from './envelope';
+import { jsonNestsDeeperThan } from './json-depth';
 import { LIMITS } from './limits';
 import { ContractViolationError, validateAs } from './validation';
 
@@ -42,12 +43,23 @@ export function decodeEvent(
   if (size > LIMITS.maxEventBytes)
     return fail(`the record is ${size} bytes, over the limit of ${LIMITS.maxEventBytes}`);
 
+  if (jsonNestsDeeperThan(value, LIMITS.maxJsonDepth))
+    return fail(`the value nests arrays/objects deeper than ${LIMITS.maxJsonDepth} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(value.toString());
   } catch (error) {
     return fail(`the value is not JSON: ${(error as Error).message}`);
   }
+  try {
+    return decodeParsed(parsed, record, stream);
+  } catch (error) {
+    // Never throw: a record the checks themselves choke on is refused like any other, and its partition moves on.
+    return fail(`the record could not be checked: ${(error as Error).message}`);
+  }
+}
+
+function decodeParsed(parsed: unknown, record: RecordCoordinates, stream: StreamName): DecodeResult {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return fail('the value must be a JSON object (the event envelope)');
   }

@@ -4,6 +4,7 @@ export * from './limits';
 export * from './validation';
 export * from './envelope';
 export * from './codec';
+export * from './json-depth';
 export * from './events/message.dto';
 export * from './events/session-events';
 export * from './events/block-events';

@@ -21,6 +21,8 @@ export const LIMITS = {
   /** Replacement messages of one block, messages of one summary request. */
   maxMessagesPerEvent: 20_000,
   maxSummaryChars: 100_000,
+  /** Nesting of arrays and objects in one event or HTTP body (real ones nest under 10 levels). */
+  maxJsonDepth: 64,
 } as const;
 
 /** Ids: session ids, client message ids, tool call ids. No operators, no dots, no spaces. */
