@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { allTopics } from '@ctxledger/contracts';
+import { ensureTopics } from '@ctxledger/kafka';
+import { repoRoot, stackEnv } from '../../../tools/local-stack';
+
+/**
+ * A stack instance of a fault test's own (its own STACK_INSTANCE and ports), so stopping its broker or its
+ * MongoDB-wire server disturbs no other test. Stops only the processes this instance recorded, by pid.
+ */
+export class FaultStack {
+  readonly env: NodeJS.ProcessEnv;
+  brokers: string[] = [];
+  mongoUri = '';
+
+  constructor(
+    readonly instance: string,
+    ports: { kafka: number; controller: number; mongo: number },
+  ) {
+    this.env = {
+      ...process.env,
+      STACK_INSTANCE: instance,
+      KAFKA_PORT: String(ports.kafka),
+      KAFKA_CONTROLLER_PORT: String(ports.controller),
+      MONGO_PORT: String(ports.mongo),
+    };
+  }
+
+  private run(command: string): void {
+    execFileSync(resolve(repoRoot, 'deploy/local/stack'), [command], { env: this.env, stdio: 'ignore', cwd: repoRoot });
+  }
+
+  up(): this {
+    this.run('up');
+    const settings = stackEnv(this.env);
+    this.brokers = settings.KAFKA_BROKERS!.split(',');
+    this.mongoUri = settings.MONGODB_URI!;
+    return this;
+  }
+
+  down(): void {
+    this.run('down');
+  }
+
+  kafka(clientId = 'fault-test'): Kafka {
+    return new Kafka({ clientId, brokers: this.brokers, logLevel: logLevel.NOTHING });
+  }
+
+  /** Creates the topics of a prefix (6 partitions) before any service subscribes. */
+  async topics(prefix: string): Promise<void> {
+    await ensureTopics(this.kafka('fault-admin'), allTopics(prefix));
+  }
+
+  kafkaStop(): void {
+    this.run('kafka-stop');
+  }
+
+  kafkaStart(): void {
+    this.run('kafka-start');
+  }
+
+  /** SIGTERM to this instance's FerretDB (the pid it recorded), and wait until it is gone. */
+  async mongoStop(): Promise<void> {
+    const stateDir = resolve(this.env.STACK_STATE_DIR ?? resolve(repoRoot, '.stack'), this.instance);
+    const pid = Number(readFileSync(resolve(stateDir, 'mongo.pid'), 'utf8').trim());
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (!cmdline.includes(stateDir)) throw new Error(`pid ${pid} is not this instance's FerretDB`);
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    process.kill(pid, 'SIGKILL');
+  }
+
+  /** `up` starts what is not running (here FerretDB alone) and waits until it answers. */
+  mongoStart(): void {
+    this.run('up');
+  }
+}
+
+/** The database part of a mongodb:// URI replaced. */
+export const withDatabase = (uri: string, db: string) =>
+  uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${db}`);
