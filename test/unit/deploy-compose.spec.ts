@@ -51,6 +51,10 @@ function composeProblems(doc: any): string[] {
       if (Number(env.PORT) !== port) problems.push(`${name}: PORT ${env.PORT}, expected ${port}`);
       if (env.HOST !== '0.0.0.0') problems.push(`${name}: HOST must be 0.0.0.0 in a container`);
       for (const k of Object.keys(env)) if (!known.has(k)) problems.push(`${name}: unknown variable ${k}`);
+      // An empty value is not an absent one: an optional URL or key set to '' fails the service's validation.
+      for (const [k, v] of Object.entries(env))
+        if (v === '' || /\$\{\w+:-\}/.test(String(v)))
+          problems.push(`${name}: ${k} may be empty (leave the value out instead)`);
       const dependencies = Object.keys(s.depends_on ?? {});
       if (
         !dependencies.includes('kafka-topics') ||
@@ -150,6 +154,11 @@ describe('deploy/compose: the validators reject broken compose files (each check
       'a variable no service reads',
       text.replace('  LOG_FORMAT: json\n', '  LOG_FORMAT: json\n  KAFKA_BROKER: kafka:9092\n'),
       'unknown variable KAFKA_BROKER',
+    ],
+    [
+      'an empty default',
+      text.replace('      OPENAI_BASE_URL:\n', '      OPENAI_BASE_URL: ${OPENAI_BASE_URL:-}\n'),
+      'OPENAI_BASE_URL may be empty',
     ],
     ['a loopback HOST', text.replace('  HOST: 0.0.0.0\n', '  HOST: 127.0.0.1\n'), 'HOST must be 0.0.0.0'],
     [

@@ -93,7 +93,7 @@ function policyProblems(objects: K8sObject[]): string[] {
       for (const e of c.env ?? []) {
         if (!known.has(e.name)) problems.push(`${where}: unknown variable ${e.name}`);
         const ref = e.valueFrom?.secretKeyRef;
-        if (ref && !(ref.key in (find('Secret', ref.name)?.stringData ?? {})))
+        if (ref && !ref.optional && !(ref.key in (find('Secret', ref.name)?.stringData ?? {})))
           problems.push(`${where}: no key ${ref.key} in Secret ${ref.name}`);
       }
       for (const from of c.envFrom ?? [])
