@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { BatchHandlerResult, KafkaEventBatch } from '@ctxledger/kafka';
 import { projectBlockStream } from '../read-models/blocks/block-stream.projection';
 import { ReadModelStore } from '../read-models/read-model.store';
-import { projectSessionStream, type PositionedEvent } from '../read-models/sessions/session-stream.projection';
+import {
+  ClientMessageIdCache,
+  projectSessionStream,
+  type PositionedEvent,
+} from '../read-models/sessions/session-stream.projection';
 import { ProjectionProgress } from './projection-progress';
 
 /**
@@ -12,13 +16,16 @@ import { ProjectionProgress } from './projection-progress';
  */
 @Injectable()
 export class SessionProjectorService {
+  /** The clientMessageIds of the sessions this instance projects (re-read only when another writer moved one). */
+  private readonly clientMessageIds = new ClientMessageIdCache();
+
   constructor(
     private readonly store: ReadModelStore,
     private readonly progress: ProjectionProgress,
   ) {}
 
   async projectSessionEvents(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
-    const plan = await projectSessionStream(this.store, positioned(batch));
+    const plan = await projectSessionStream(this.store, positioned(batch), this.clientMessageIds);
     this.progress.projected(plan.sessions.map((s) => s.doc._id));
     return { poison: plan.poison.map((p) => ({ offset: String(p.offset), reason: p.reason })) };
   }

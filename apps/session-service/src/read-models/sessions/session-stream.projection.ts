@@ -12,7 +12,7 @@ import { evolveSession } from './session.evolve';
 export interface SessionStreamSnapshot {
   readonly sessions: ReadonlyMap<string, SessionDocument>;
   /** `<sessionId>\0<clientMessageId>` → offset of the event that gave it a position. */
-  readonly clientMessageOffsets: ReadonlyMap<string, number>;
+  readonly clientMessageOffsets: { get(key: string): number | undefined };
 }
 
 export interface SessionStreamPlan {
@@ -36,7 +36,9 @@ export function planSessionStream(
   snapshot: SessionStreamSnapshot,
 ): SessionStreamPlan {
   const current = new Map(snapshot.sessions);
-  const seen = new Map(snapshot.clientMessageOffsets);
+  // Only what this batch adds; the snapshot is looked up, never copied (it may hold whole sessions).
+  const seenInBatch = new Map<string, number>();
+  const firstOffsetOf = (key: string) => seenInBatch.get(key) ?? snapshot.clientMessageOffsets.get(key);
   const touched = new Set<string>();
   const messages: MessageDocument[] = [];
   const poison: { offset: number; reason: string }[] = [];
@@ -51,7 +53,7 @@ export function planSessionStream(
   for (const record of records) {
     const { event, offset } = record;
     const cid = event.type === 'message.appended' ? event.data.clientMessageId : undefined;
-    const firstOffset = cid === undefined ? undefined : seen.get(clientKey(event.sessionId, cid));
+    const firstOffset = cid === undefined ? undefined : firstOffsetOf(clientKey(event.sessionId, cid));
     const duplicate = firstOffset !== undefined && firstOffset < offset;
     const evolution = evolveSession(current.get(event.sessionId) ?? null, {
       ...record,
@@ -68,7 +70,7 @@ export function planSessionStream(
       messages.push(
         evolveMessage(null, event, { position: evolution.position, offset, counter: counterOf(evolution.doc) }),
       );
-      if (cid !== undefined) seen.set(clientKey(event.sessionId, cid), offset);
+      if (cid !== undefined) seenInBatch.set(clientKey(event.sessionId, cid), offset);
     }
   }
   return {
@@ -85,6 +87,40 @@ export function planSessionStream(
 export class ProjectionConflictError extends Error {}
 
 /**
+ * The clientMessageIds of the sessions a projector instance projected, each valid at the session's lastOffset
+ * it was stored with: while the stored document still has that offset, nobody else wrote the session, so the
+ * ids need not be read again. (FerretDB v1 answers the clientMessageId lookup by scanning every message
+ * document: reading them once per session instead of once per batch keeps a batch's cost flat.)
+ */
+export class ClientMessageIdCache {
+  private readonly sessions = new Map<string, { lastOffset: number; ids: Map<string, number> }>();
+
+  constructor(private readonly maxSessions = 20_000) {}
+
+  /** The session's ids (clientMessageId → first offset) if they are known at this lastOffset. */
+  get(sessionId: string, lastOffset: number): Map<string, number> | undefined {
+    const entry = this.sessions.get(sessionId);
+    if (!entry || entry.lastOffset !== lastOffset) return undefined;
+    this.sessions.delete(sessionId); // re-inserted: Map order is the LRU order
+    this.sessions.set(sessionId, entry);
+    return entry.ids;
+  }
+
+  set(sessionId: string, lastOffset: number, ids: Map<string, number>): void {
+    this.sessions.delete(sessionId);
+    this.sessions.set(sessionId, { lastOffset, ids });
+    for (const id of this.sessions.keys()) {
+      if (this.sessions.size <= this.maxSessions) break;
+      this.sessions.delete(id);
+    }
+  }
+
+  forget(sessionIds: Iterable<string>): void {
+    for (const id of sessionIds) this.sessions.delete(id);
+  }
+}
+
+/**
  * Projects one partition's batch of the session stream: loads what the fold needs (two indexed queries),
  * writes the messages (insert-once upserts) and then the sessions (guarded on their last offset). A crash
  * between the two writes leaves the session behind: the redelivery recomputes the same positions.
@@ -92,6 +128,7 @@ export class ProjectionConflictError extends Error {}
 export async function projectSessionStream(
   store: ReadModelStore,
   records: readonly PositionedEvent[],
+  cache?: ClientMessageIdCache,
 ): Promise<SessionStreamPlan> {
   const sessionIds = [...new Set(records.map((r) => r.event.sessionId))];
   const clientIds = [
@@ -101,43 +138,81 @@ export async function projectSessionStream(
       ),
     ),
   ];
-  const [sessions, seenRows] = await Promise.all([
-    store.sessions.find({ _id: { $in: sessionIds } }).toArray(),
-    clientIds.length === 0
-      ? Promise.resolve([])
-      : store.messages
-          .find(
-            { sessionId: { $in: sessionIds }, clientMessageId: { $in: clientIds } },
-            { projection: { sessionId: 1, clientMessageId: 1, offset: 1 } },
-          )
-          .toArray(),
-  ]);
-  const clientMessageOffsets = new Map<string, number>();
-  for (const row of seenRows) {
-    const key = clientKey(row.sessionId, row.clientMessageId!);
-    clientMessageOffsets.set(key, Math.min(row.offset, clientMessageOffsets.get(key) ?? Infinity));
+  const sessions = await store.sessions.find({ _id: { $in: sessionIds } }).toArray();
+  const byId = new Map(sessions.map((s) => [s._id, s]));
+  // Per session: its known ids. A session without a document has none stored that a redelivery would not
+  // recompute (its messages are written by batches that never committed, all redelivered from its first event).
+  const known = new Map<string, Map<string, number>>();
+  const toLoad: string[] = [];
+  for (const id of sessionIds) {
+    const doc = byId.get(id);
+    const cached = doc ? cache?.get(id, doc.lastOffset) : new Map<string, number>();
+    if (cached) known.set(id, cached);
+    else if (clientIds.length > 0) toLoad.push(id);
   }
-  const plan = planSessionStream(records, { sessions: new Map(sessions.map((s) => [s._id, s])), clientMessageOffsets });
-
-  await insertOnce(store.messages, plan.messages);
-  if (plan.sessions.length > 0) {
-    const ops: mongo.AnyBulkWriteOperation<SessionDocument>[] = plan.sessions.map(({ doc, expectedOffset }) => {
-      const { _id, ...fields } = doc;
-      return expectedOffset === undefined
-        ? { insertOne: { document: doc } }
-        : { updateOne: { filter: { _id, lastOffset: expectedOffset }, update: { $set: fields } } };
-    });
-    let result: mongo.BulkWriteResult;
-    try {
-      result = await store.sessions.bulkWrite(ops, { ordered: false });
-    } catch (error) {
-      if ((error as { code?: number }).code === 11000)
-        throw new ProjectionConflictError('a session was created concurrently; retrying');
-      throw error;
+  if (toLoad.length > 0) {
+    // With a cache: every id of the sessions (kept for the next batches); without: only this batch's ids.
+    const rows = await store.messages
+      .find(
+        cache
+          ? { sessionId: { $in: toLoad }, clientMessageId: { $exists: true } }
+          : { sessionId: { $in: toLoad }, clientMessageId: { $in: clientIds } },
+        { projection: { sessionId: 1, clientMessageId: 1, offset: 1 } },
+      )
+      .toArray();
+    for (const id of toLoad) known.set(id, new Map());
+    for (const row of rows) {
+      const ids = known.get(row.sessionId)!;
+      ids.set(row.clientMessageId!, Math.min(row.offset, ids.get(row.clientMessageId!) ?? Infinity));
     }
-    if (result.matchedCount + result.insertedCount !== plan.sessions.length) {
-      throw new ProjectionConflictError('a session moved concurrently; retrying the batch');
+  }
+  const clientMessageOffsets = {
+    get(key: string) {
+      const cut = key.indexOf('\u0000');
+      return known.get(key.slice(0, cut))?.get(key.slice(cut + 1));
+    },
+  };
+  const plan = planSessionStream(records, { sessions: byId, clientMessageOffsets });
+
+  try {
+    await writeSessionPlan(store, plan);
+  } catch (error) {
+    cache?.forget(sessionIds);
+    throw error;
+  }
+  if (cache) {
+    for (const m of plan.messages) {
+      const ids = m.clientMessageId === undefined ? undefined : known.get(m.sessionId);
+      if (ids && !ids.has(m.clientMessageId!)) ids.set(m.clientMessageId!, m.offset);
+    }
+    for (const { doc } of plan.sessions) {
+      const ids = known.get(doc._id);
+      if (ids) cache.set(doc._id, doc.lastOffset, ids);
+      else cache.forget([doc._id]); // its ids were not read (none in this batch): read them when needed
     }
   }
   return plan;
+}
+
+/** Writes the messages (insert-once), then the sessions (guarded on their last offset). */
+async function writeSessionPlan(store: ReadModelStore, plan: SessionStreamPlan): Promise<void> {
+  await insertOnce(store.messages, plan.messages);
+  if (plan.sessions.length === 0) return;
+  const ops: mongo.AnyBulkWriteOperation<SessionDocument>[] = plan.sessions.map(({ doc, expectedOffset }) => {
+    const { _id, ...fields } = doc;
+    return expectedOffset === undefined
+      ? { insertOne: { document: doc } }
+      : { updateOne: { filter: { _id, lastOffset: expectedOffset }, update: { $set: fields } } };
+  });
+  let result: mongo.BulkWriteResult;
+  try {
+    result = await store.sessions.bulkWrite(ops, { ordered: false });
+  } catch (error) {
+    if ((error as { code?: number }).code === 11000)
+      throw new ProjectionConflictError('a session was created concurrently; retrying');
+    throw error;
+  }
+  if (result.matchedCount + result.insertedCount !== plan.sessions.length) {
+    throw new ProjectionConflictError('a session moved concurrently; retrying the batch');
+  }
 }
