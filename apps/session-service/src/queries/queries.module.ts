@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ProjectorModule } from '../projector/projector.module';
 import { ReadModelModule } from '../read-models/read-model.module';
 import { HistoryController } from './history.controller';
+import { BlockCache } from './block-cache';
 import { MessageCache } from './message-cache';
 import { SessionQueriesService } from './session-queries.service';
 import { SessionStatsController } from './session-stats.controller';
@@ -10,6 +11,6 @@ import { SessionStatsController } from './session-stats.controller';
 @Module({
   imports: [ReadModelModule, ProjectorModule],
   controllers: [HistoryController, SessionStatsController],
-  providers: [SessionQueriesService, MessageCache],
+  providers: [SessionQueriesService, MessageCache, BlockCache],
 })
 export class QueriesModule {}

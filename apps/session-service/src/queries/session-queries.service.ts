@@ -3,12 +3,12 @@ import { ConfigService } from '@nestjs/config';
 import { renderHistory } from '@ctxledger/context-engine';
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { ProjectionProgress } from '../projector/projection-progress';
-import { blocksOf } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
 import type { SessionDocument } from '../read-models/sessions/session.document';
 import { findSession } from '../read-models/sessions/session.query';
 import type { HistoryQueryDto } from './dto/history-query.dto';
 import type { HistoryResponseDto } from './dto/history-response.dto';
+import { BlockCache } from './block-cache';
 import { MessageCache } from './message-cache';
 import { historyView, statsView, type LoadedSession, type StatsView } from './session-view';
 
@@ -26,6 +26,7 @@ export class SessionQueriesService {
     private readonly progress: ProjectionProgress,
     private readonly metrics: ProjectionMetrics,
     private readonly messageCache: MessageCache,
+    private readonly blockCache: BlockCache,
     config: ConfigService,
   ) {
     this.defaultWaitMs = config.getOrThrow<number>('READ_YOUR_WRITES_DEFAULT_MS');
@@ -77,7 +78,7 @@ export class SessionQueriesService {
 
   async blocks(tenant: string, sessionId: string, after?: string, waitMs?: number) {
     const session = await this.sessionAfter(tenant, sessionId, after, waitMs);
-    const docs = await blocksOf(this.store, tenant, sessionId);
+    const docs = await this.blockCache.blocks(tenant, sessionId);
     return {
       sessionId,
       blocks: docs.map((d) => ({
@@ -103,7 +104,7 @@ export class SessionQueriesService {
     const session = await this.sessionAfter(tenant, sessionId, after, waitMs);
     const [messages, blocks] = await Promise.all([
       this.messageCache.messages(sessionId, session.messageCount),
-      blocksOf(this.store, tenant, sessionId),
+      this.blockCache.blocks(tenant, sessionId),
     ]);
     return { session, messages, blocks };
   }

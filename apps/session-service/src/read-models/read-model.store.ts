@@ -2,7 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
 import { ensureIndexes } from '@ctxledger/persistence';
 import type { Connection, mongo } from 'mongoose';
-import type { BlockDocument } from './blocks/block.document';
+import type { BlockDocument, BlockHeadDocument } from './blocks/block.document';
 import type { MessageDocument } from './messages/message.document';
 import type { SessionDocument } from './sessions/session.document';
 import { COLLECTIONS } from './storable';
@@ -35,6 +35,10 @@ export class ReadModelStore implements OnModuleInit {
 
   get blocks(): mongo.Collection<BlockDocument> {
     return this.db.collection<BlockDocument>(COLLECTIONS.blocks);
+  }
+
+  get blockHeads(): mongo.Collection<BlockHeadDocument> {
+    return this.db.collection<BlockHeadDocument>(COLLECTIONS.blockHeads);
   }
 }
 

@@ -29,6 +29,8 @@ export const COLLECTIONS = {
   sessions: 'sessions',
   messages: 'session_messages',
   blocks: 'session_blocks',
+  /** Per session: the block-stream offset of its last projected block event (what a read cache checks). */
+  blockHeads: 'session_block_heads',
 } as const;
 
 /**

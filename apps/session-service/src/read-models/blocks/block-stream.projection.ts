@@ -48,8 +48,12 @@ export async function projectBlockStream(
   store: ReadModelStore,
   records: readonly PositionedEvent[],
 ): Promise<BlockStreamPlan> {
-  const ids = [...new Set(records.flatMap((r) => blockDocumentIdOf(r.event) ?? []))];
-  const blocks = await store.blocks.find({ _id: { $in: ids } }).toArray();
+  // Only reverts need the stored document; a block.created of a stored id is refused by the insert-once
+  // below as it would be by the fold. (FerretDB v1 scans the collection for an `$in` on _id.)
+  const ids = [
+    ...new Set(records.flatMap((r) => (r.event.type === 'block.reverted' ? blockDocumentIdOf(r.event)! : []))),
+  ];
+  const blocks = ids.length === 0 ? [] : await store.blocks.find({ _id: { $in: ids } }).toArray();
   const plan = planBlockStream(records, { blocks: new Map(blocks.map((b) => [b._id, b])) });
   await insertOnce(
     store.blocks,
@@ -64,5 +68,16 @@ export async function projectBlockStream(
       },
     }));
   if (reverts.length > 0) await store.blocks.bulkWrite(reverts, { ordered: false });
+  // Then the heads: the last block-stream offset of each session of the batch (after its blocks are stored).
+  const heads = new Map<string, number>();
+  for (const r of records) heads.set(r.event.sessionId, Math.max(r.offset, heads.get(r.event.sessionId) ?? -1));
+  if (heads.size > 0) {
+    await store.blockHeads.bulkWrite(
+      [...heads].map(([_id, offset]) => ({
+        updateOne: { filter: { _id }, update: { $max: { offset } }, upsert: true },
+      })),
+      { ordered: false },
+    );
+  }
   return plan;
 }

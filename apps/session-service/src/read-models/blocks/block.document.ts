@@ -18,4 +18,14 @@ export interface BlockDocument {
   readonly revertedAt?: string;
 }
 
+/**
+ * Per session, the block-stream offset of the last block event projected for it, written after the blocks
+ * themselves: a reader that saw this offset has seen every block up to it. `_id` is the session id, so a
+ * reader checks it with one `_id` lookup and reads the blocks again only when it moved.
+ */
+export interface BlockHeadDocument {
+  readonly _id: string;
+  readonly offset: number;
+}
+
 export const blockDocumentId = (sessionId: string, blockId: string): string => `${sessionId}/${blockId}`;

@@ -6,6 +6,12 @@ export function blocksOf(store: ReadModelStore, tenant: string, sessionId: strin
   return store.blocks.find({ sessionId, tenant }).sort({ sessionId: 1, createdOffset: 1 }).toArray();
 }
 
+/** The block-stream offset of the session's last projected block event (-1: none projected). */
+export async function blockHeadOf(store: ReadModelStore, sessionId: string): Promise<number> {
+  const head = await store.blockHeads.findOne({ _id: sessionId });
+  return head?.offset ?? -1;
+}
+
 export async function findBlock(
   store: ReadModelStore,
   tenant: string,
