@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
-import { allTopics, DEFAULT_PARTITIONS } from '../../libs/contracts/src/topics';
+import { allTopics, DEFAULT_PARTITIONS, TOPIC_CONFIG } from '../../libs/contracts/src/topics';
 
 const STARTED = 'Kafka Server started';
 const POLL_MS = 500;
@@ -157,7 +157,12 @@ async function kafkaReady(opts: Options & { kafka: string }, deadline: number): 
       if (missing.length > 0) {
         try {
           await admin.createTopics({
-            topics: missing.map((topic) => ({ topic, numPartitions: DEFAULT_PARTITIONS, replicationFactor: 1 })),
+            topics: missing.map((topic) => ({
+              topic,
+              numPartitions: DEFAULT_PARTITIONS,
+              replicationFactor: 1,
+              configEntries: [...TOPIC_CONFIG],
+            })),
             waitForLeaders: true,
             timeout: 30_000,
           });

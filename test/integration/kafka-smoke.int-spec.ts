@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { Kafka, logLevel, type Consumer, type EachMessagePayload } from 'kafkajs';
+import { ConfigResourceTypes, Kafka, logLevel, type Consumer, type EachMessagePayload } from 'kafkajs';
+import { allTopics } from '@ctxledger/contracts';
+import { ensureTopics } from '@ctxledger/kafka';
 import { testStack, unique } from '../support/stack-settings';
 
 describe('local Kafka broker (smoke)', () => {
@@ -80,5 +82,33 @@ describe('local Kafka broker (smoke)', () => {
     const [payload] = await consume(topic, 1);
     expect(payload.message.key?.toString()).toBe('session-kcat');
     expect(JSON.parse(payload.message.value!.toString())).toEqual(JSON.parse(body));
+  });
+
+  it('creates the topics the services need with infinite retention (they are the system of record)', async () => {
+    const topics = allTopics(unique('retention'));
+    expect(await ensureTopics(kafka, topics, 2)).toEqual(topics);
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const described = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: topics.map((name) => ({
+          type: ConfigResourceTypes.TOPIC,
+          name,
+          configNames: ['retention.ms', 'retention.bytes'],
+        })),
+      });
+      for (const resource of described.resources) {
+        const values = Object.fromEntries(resource.configEntries.map((e) => [e.configName, e.configValue]));
+        expect({ topic: resource.resourceName, ...values }).toEqual({
+          topic: resource.resourceName,
+          'retention.ms': '-1',
+          'retention.bytes': '-1',
+        });
+      }
+      expect(described.resources).toHaveLength(topics.length);
+    } finally {
+      await admin.disconnect();
+    }
   });
 });

@@ -5,6 +5,16 @@
 export const DEFAULT_TOPIC_PREFIX = 'ctxledger';
 export const DEFAULT_PARTITIONS = 6;
 
+/**
+ * Configuration every topic is created with. The topics are the system of record: the compaction service
+ * rebuilds its state by replaying the session stream from offset 0, and the read model can be rebuilt from
+ * the session and block streams, so nothing may expire (`retention.ms=-1`, no size limit).
+ */
+export const TOPIC_CONFIG: readonly { readonly name: string; readonly value: string }[] = [
+  { name: 'retention.ms', value: '-1' },
+  { name: 'retention.bytes', value: '-1' },
+];
+
 export interface TopicNames {
   /**
    * Session stream: session configured, message appended, compaction requested, block revert requested, and

@@ -1,9 +1,9 @@
 import type { Kafka } from 'kafkajs';
-import { DEFAULT_PARTITIONS } from '@ctxledger/contracts';
+import { DEFAULT_PARTITIONS, TOPIC_CONFIG } from '@ctxledger/contracts';
 
 /**
  * Creates the topics that are missing, leaves existing ones alone. Topics are pre-created because
- * auto-creation under KRaft hands kafkajs a transient error on first use.
+ * auto-creation under KRaft hands kafkajs a transient error on first use. They keep everything (TOPIC_CONFIG).
  */
 export async function ensureTopics(
   kafka: Kafka,
@@ -18,7 +18,12 @@ export async function ensureTopics(
     if (missing.length > 0) {
       await admin.createTopics({
         waitForLeaders: true,
-        topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: 1 })),
+        topics: missing.map((topic) => ({
+          topic,
+          numPartitions,
+          replicationFactor: 1,
+          configEntries: [...TOPIC_CONFIG],
+        })),
       });
     }
     return missing;
