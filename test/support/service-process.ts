@@ -40,7 +40,7 @@ export async function startService(
     );
     const check = () => {
       // eslint-disable-next-line no-control-regex -- stop at an ANSI colour escape if one slipped through
-      const match = /listening on (http:\/\/[^\s\x1b]+)/.exec(output);
+      const match = /listening on (http:\/\/[^\s\x1b"]+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         done(match[1].replace('[::1]', '127.0.0.1'));

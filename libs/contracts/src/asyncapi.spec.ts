@@ -6,12 +6,22 @@ import { decodeEvent } from './codec';
 import { EnvelopeDto, EVENT_TYPES, type EventType, type StreamName } from './envelope';
 import { MessageDto, ToolCallDto } from './events/message.dto';
 import { BlockDto } from './events/block-events';
+import { acceptCorrelationId, CORRELATION_HEADER, MAX_CORRELATION_ID_LENGTH } from '@ctxledger/observability';
 
 type Schema = { required?: string[]; properties?: Record<string, unknown>; $ref?: string; allOf?: Schema[] };
 const doc = parse(readFileSync(resolve(__dirname, '../asyncapi.yaml'), 'utf8')) as {
   channels: Record<string, { address: string; messages: Record<string, { $ref: string }> }>;
   components: {
-    messages: Record<string, { name: string; payload: { allOf: Schema[] }; examples: Array<{ payload: any }> }>;
+    messages: Record<
+      string,
+      {
+        name: string;
+        traits?: Array<{ $ref: string }>;
+        payload: { allOf: Schema[] };
+        examples: Array<{ payload: any }>;
+      }
+    >;
+    messageTraits: Record<string, { headers: { properties: Record<string, { maxLength: number; pattern: string }> } }>;
     schemas: Record<string, Schema>;
   };
 };
@@ -30,6 +40,22 @@ const schemaOfMessage = (type: string): Schema => {
 };
 
 describe('the AsyncAPI document matches the contract classes', () => {
+  it('documents the correlation header on every message as the services accept it', () => {
+    const header = doc.components.messageTraits.correlated.headers.properties[CORRELATION_HEADER];
+    expect(header.maxLength).toBe(MAX_CORRELATION_ID_LENGTH);
+    const pattern = new RegExp(header.pattern);
+    for (const id of ['req-42', 'a/b:c@d+e=f.g_h', 'x'.repeat(128), 'x'.repeat(129), 'bad id', 'ü', 'a\nb']) {
+      const documented = pattern.test(id) && id.length <= header.maxLength;
+      expect({ id, accepted: acceptCorrelationId(id) !== undefined }).toEqual({ id, accepted: documented });
+    }
+    for (const [type, message] of Object.entries(doc.components.messages)) {
+      expect({ type, traits: message.traits }).toEqual({
+        type,
+        traits: [{ $ref: '#/components/messageTraits/correlated' }],
+      });
+    }
+  });
+
   const documented = Object.entries(doc.channels).flatMap(([stream, channel]) =>
     Object.keys(channel.messages).map((type) => ({ stream, type })),
   );
