@@ -72,6 +72,8 @@ describe('security of the session API: API keys, tenant isolation, ids, rate lim
         message: 'missing API key: send Authorization: Bearer <key> (or X-Api-Key: <key>)',
       });
     }
+    const raw = await fetch(`${api.service.url}/v1/sessions/${s}/stats`);
+    expect(raw.headers.get('www-authenticate')).toBe('Bearer realm="context-ledger"');
     const wrong = await api.call('GET', `/v1/sessions/${s}/stats`, undefined, bearer(key()));
     expect(wrong).toEqual({
       status: 401,
@@ -126,6 +128,8 @@ describe('security of the session API: API keys, tenant isolation, ids, rate lim
     const history = await acme('GET', `/v1/sessions/${s}/history?view=full`);
     expect(history.status).toBe(200);
     expect(history.body.originalMessageCount).toBe(2);
+    const ok = await fetch(`${api.service.url}/v1/sessions/${s}/stats`, { headers: bearer(ACME) });
+    expect([ok.status, ok.headers.get('www-authenticate')]).toEqual([200, null]);
     // The owner may do everything; X-Api-Key works like Bearer; an X-Tenant equal to the key's is fine.
     const own = (method: string, suffix: string, body?: unknown) =>
       api.call(method, `/v1/sessions/${s}/${suffix}`, body, { 'x-api-key': ACME, 'X-Tenant': 'acme' });

@@ -27,9 +27,6 @@ export interface AuthenticatedRequest {
 
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-const unauthorized = (message: string) =>
-  new UnauthorizedException({ statusCode: 401, error: 'Unauthorized', message });
-
 /**
  * Authenticates every API call (all routes but /health and /metrics) and decides its tenant.
  * With API keys: `Authorization: Bearer <key>` or `X-Api-Key: <key>`; the tenant is the key's, and an
@@ -83,7 +80,15 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
       req.ctxledgerTenant = header || DEFAULT_TENANT;
       return true;
     }
-    const key = presentedKey(req);
+    const unauthorized = (message: string) => {
+      // RFC 6750: a 401 says which scheme it wants.
+      context
+        .switchToHttp()
+        .getResponse<{ setHeader(name: string, value: string): void }>()
+        .setHeader('WWW-Authenticate', 'Bearer realm="context-ledger"');
+      return new UnauthorizedException({ statusCode: 401, error: 'Unauthorized', message });
+    };
+    const key = presentedKey(req, unauthorized);
     if (key === undefined) {
       throw unauthorized('missing API key: send Authorization: Bearer <key> (or X-Api-Key: <key>)');
     }
@@ -101,7 +106,10 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   }
 }
 
-function presentedKey(req: AuthenticatedRequest): string | undefined {
+function presentedKey(
+  req: AuthenticatedRequest,
+  unauthorized: (message: string) => UnauthorizedException,
+): string | undefined {
   const authorization = first(req.headers.authorization);
   if (authorization !== undefined) {
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
