@@ -8,6 +8,7 @@ import { PersistenceModule } from '@ctxledger/persistence';
 import { validateEnv } from './config/validate-env';
 import type { BaseServiceEnv } from './config/base-env';
 import { HealthController } from './health/health.controller';
+import { MongoPingIndicator } from './health/mongo-ping.indicator';
 
 export interface PlatformOptions<E extends BaseServiceEnv> {
   /** Used as Kafka client id, Mongo app name and the `service` label of every metric. */
@@ -39,6 +40,7 @@ export class PlatformModule {
         ObservabilityModule.forService(options.serviceName),
       ],
       controllers: [HealthController],
+      providers: [MongoPingIndicator],
     };
   }
 }

@@ -1,8 +1,9 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ApiTags } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, MongooseHealthIndicator } from '@nestjs/terminus';
+import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 import { KafkaHealthIndicator } from '@ctxledger/kafka';
+import { MongoPingIndicator } from './mongo-ping.indicator';
 
 /** `GET /health`: 200 when Kafka and MongoDB both answer, 503 with the failing one otherwise. */
 @ApiTags('health')
@@ -11,7 +12,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly kafka: KafkaHealthIndicator,
-    private readonly mongo: MongooseHealthIndicator,
+    private readonly mongo: MongoPingIndicator,
     @Inject(ConfigService) private readonly config: ConfigService,
   ) {}
 
@@ -21,7 +22,7 @@ export class HealthController {
     const timeout = this.config.getOrThrow<number>('HEALTH_TIMEOUT_MS');
     return this.health.check([
       () => this.kafka.isHealthy('kafka', timeout),
-      () => this.mongo.pingCheck('mongodb', { timeout }),
+      () => this.mongo.isHealthy('mongodb', timeout),
     ]);
   }
 }
