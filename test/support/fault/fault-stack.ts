@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
 import { ensureTopics } from '@ctxledger/kafka';
@@ -28,20 +29,21 @@ export class FaultStack {
     };
   }
 
-  private run(command: string): void {
-    execFileSync(resolve(repoRoot, 'deploy/local/stack'), [command], { env: this.env, stdio: 'ignore', cwd: repoRoot });
+  /** Async, so the test's own clients keep running (and timing) while the broker stops or starts. */
+  private async run(command: string): Promise<void> {
+    await promisify(execFile)(resolve(repoRoot, 'deploy/local/stack'), [command], { env: this.env, cwd: repoRoot });
   }
 
-  up(): this {
-    this.run('up');
+  async up(): Promise<this> {
+    await this.run('up');
     const settings = stackEnv(this.env);
     this.brokers = settings.KAFKA_BROKERS!.split(',');
     this.mongoUri = settings.MONGODB_URI!;
     return this;
   }
 
-  down(): void {
-    this.run('down');
+  down(): Promise<void> {
+    return this.run('down');
   }
 
   kafka(clientId = 'fault-test'): Kafka {
@@ -50,15 +52,25 @@ export class FaultStack {
 
   /** Creates the topics of a prefix (6 partitions) before any service subscribes. */
   async topics(prefix: string): Promise<void> {
-    await ensureTopics(this.kafka('fault-admin'), allTopics(prefix));
+    // A broker that just started may answer "does not host this topic-partition" while it loads the new
+    // topics' leaders: try again (creating is idempotent).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await ensureTopics(this.kafka('fault-admin'), allTopics(prefix));
+        return;
+      } catch (error) {
+        if (attempt >= 10) throw error;
+        await new Promise((r) => setTimeout(r, 500 * attempt));
+      }
+    }
   }
 
-  kafkaStop(): void {
-    this.run('kafka-stop');
+  kafkaStop(): Promise<void> {
+    return this.run('kafka-stop');
   }
 
-  kafkaStart(): void {
-    this.run('kafka-start');
+  kafkaStart(): Promise<void> {
+    return this.run('kafka-start');
   }
 
   /** SIGTERM to this instance's FerretDB (the pid it recorded), and wait until it is gone. */
@@ -81,8 +93,8 @@ export class FaultStack {
   }
 
   /** `up` starts what is not running (here FerretDB alone) and waits until it answers. */
-  mongoStart(): void {
-    this.run('up');
+  mongoStart(): Promise<void> {
+    return this.run('up');
   }
 }
 
