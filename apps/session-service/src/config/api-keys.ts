@@ -16,7 +16,8 @@ export const hashApiKey = (key: string): Buffer => createHash('sha256').update(k
 /**
  * Parses API_KEYS (or the content of API_KEYS_FILE): either `tenant:key` entries separated by commas or
  * new lines (`#` starts a comment line; a tenant may have several keys, for rotation), or a JSON object
- * `{"tenant": "key"}` / `{"tenant": ["key1", "key2"]}`. Problems name the entry and the tenant, never a key.
+ * `{"tenant": "key"}` / `{"tenant": ["key1", "key2"]}`. Problems name an entry by its position only: never
+ * a key, nor a tenant (an entry written the wrong way round puts the key where the tenant goes).
  */
 export function parseApiKeys(text: string): { entries: ApiKeyEntry[]; problems: string[] } {
   const pairs: { tenant: string; key: string; where: string }[] = [];
@@ -29,14 +30,13 @@ export function parseApiKeys(text: string): { entries: ApiKeyEntry[]; problems: 
     } catch {
       return { entries: [], problems: ['API_KEYS: starts with { but is not valid JSON'] };
     }
-    for (const [tenant, keys] of Object.entries(parsed as Record<string, unknown>)) {
+    Object.entries(parsed as Record<string, unknown>).forEach(([tenant, keys], t) => {
       const list = Array.isArray(keys) ? (keys as unknown[]) : [keys];
       list.forEach((key, i) => {
-        if (typeof key !== 'string')
-          problems.push(`API_KEYS: the key ${i + 1} of tenant ${JSON.stringify(tenant)} is not a string`);
-        else pairs.push({ tenant, key, where: `tenant ${JSON.stringify(tenant)}, key ${i + 1}` });
+        if (typeof key !== 'string') problems.push(`API_KEYS: member ${t + 1}, key ${i + 1} is not a string`);
+        else pairs.push({ tenant, key, where: `member ${t + 1}, key ${i + 1}` });
       });
-    }
+    });
   } else {
     const entries = trimmed
       .split(/[,\n]/)
@@ -49,7 +49,7 @@ export function parseApiKeys(text: string): { entries: ApiKeyEntry[]; problems: 
         return;
       }
       const tenant = entry.slice(0, colon);
-      pairs.push({ tenant, key: entry.slice(colon + 1), where: `entry ${i + 1} (tenant ${JSON.stringify(tenant)})` });
+      pairs.push({ tenant, key: entry.slice(colon + 1), where: `entry ${i + 1}` });
     });
   }
   const seen = new Map<string, string>();
