@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 export * from './topics';
+export * from './tenancy';
 export * from './limits';
 export * from './validation';
 export * from './envelope';

@@ -10,6 +10,7 @@ import {
   type SessionState,
 } from '@ctxledger/context-engine';
 import {
+  foreignTenantReason,
   MessageSequencer,
   mergeSessionConfig,
   toChatMessage,
@@ -25,6 +26,8 @@ import { SummaryTimeouts } from './summary-timeouts';
 /** What the service keeps per session: the engine's state and what numbering and config need. */
 interface SessionRuntime {
   state: SessionState;
+  /** The tenant of the session's first event: events of another tenant are refused. */
+  readonly tenant: string;
   readonly partition: number;
   readonly sequencer: MessageSequencer;
   wireConfig?: SessionConfiguredData;
@@ -61,7 +64,9 @@ export class CompactionService {
     // A retry after a failed publish (Kafka down) must not fold the event twice: send what it decided.
     let out = this.unpublished.get(event.eventId);
     if (!out) {
-      const session = this.sessionFor(event.sessionId, origin.partition);
+      const session = this.sessionFor(event, origin.partition);
+      const foreign = foreignTenantReason(session.tenant, event);
+      if (foreign) throw new PoisonEventError(foreign);
       const before = { raw: rawTotal(session.state), effective: effectiveTotal(session.state) };
       const decided = this.apply(session, event);
       this.track(event.sessionId, session, before);
@@ -206,10 +211,10 @@ export class CompactionService {
     return out;
   }
 
-  private sessionFor(sessionId: string, partition: number): SessionRuntime {
+  private sessionFor({ sessionId, tenant }: AnyEvent, partition: number): SessionRuntime {
     let session = this.sessions.get(sessionId);
     if (!session) {
-      session = { state: initialSessionState(sessionId), partition, sequencer: new MessageSequencer() };
+      session = { state: initialSessionState(sessionId), tenant, partition, sequencer: new MessageSequencer() };
       this.sessions.set(sessionId, session);
       this.metrics.sessions.set(this.sessions.size);
     }

@@ -1,4 +1,4 @@
-import { mergeSessionConfig, toEngineConfig, type AnyEvent } from '@ctxledger/contracts';
+import { foreignTenantReason, mergeSessionConfig, toEngineConfig, type AnyEvent } from '@ctxledger/contracts';
 import { configure } from '@ctxledger/context-engine';
 import { unstorableReason } from '../storable';
 import type { SessionDocument } from './session.document';
@@ -28,9 +28,8 @@ export type SessionEvolution =
 export function evolveSession(doc: SessionDocument | null, record: SessionStreamRecord): SessionEvolution {
   const { event, offset, partition } = record;
   if (doc && offset <= doc.lastOffset) return { kind: 'already-applied' };
-  if (doc && doc.tenant !== event.tenant) {
-    return { kind: 'poison', reason: `session ${event.sessionId} belongs to another tenant than "${event.tenant}"` };
-  }
+  const foreign = doc ? foreignTenantReason(doc.tenant, event) : undefined;
+  if (foreign) return { kind: 'poison', reason: foreign };
   const base: SessionDocument = doc ?? {
     _id: event.sessionId,
     tenant: event.tenant,
