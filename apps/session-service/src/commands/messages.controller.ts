@@ -38,7 +38,8 @@ export class MessagesController {
   @ApiBody({
     schema: { oneOf: [{ $ref: getSchemaPath(AppendMessageDto) }, { $ref: getSchemaPath(AppendMessageBatchDto) }] },
   })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Makes a retried request add nothing' })
+  // The name as the handler reads it (lower case): one header parameter in the document, and an optional one.
+  @ApiHeader({ name: 'idempotency-key', required: false, description: 'Makes a retried request add nothing' })
   @ApiAcceptedResponse({ type: AppendAcceptedDto })
   @ApiBadRequestResponse({ description: 'A field is invalid; the message names it' })
   @ApiNotFoundResponse({ description: 'The session belongs to another tenant' })
