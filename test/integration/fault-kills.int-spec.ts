@@ -51,15 +51,23 @@ describe('fault: each service SIGKILLed at random points during a replay of many
   it('the final projections equal a run without faults: nothing lost, nothing duplicated', async () => {
     const started = Date.now();
     // Every developer transcript but the largest (1.6 MB), each in a window it overflows when it is long.
-    const sessions = loadTranscripts()
-      .filter((t) => !t.id.startsWith('pi-coding-agent:ffae'))
-      .map((t, i) => ({
-        id: `k${i}`,
-        transcript: t,
-        config: t.source.startsWith('swe-agent')
-          ? { provider: 'openai', model: 'gpt-4o', contextWindow: 16_000, maxOutputTokens: 2_000 }
-          : { provider: 'anthropic', contextWindow: 16_000, maxOutputTokens: 2_000 },
-      }));
+    const transcripts = loadTranscripts();
+    const chat = transcripts.find((t) => t.id === 'claude-code:0ccf1a04-1b4c-43b6-8aa5-79e41db43a68')!;
+    const sessions = [
+      ...transcripts
+        .filter((t) => !t.id.startsWith('pi-coding-agent:ffae'))
+        .map((t) => ({
+          transcript: t,
+          config: t.source.startsWith('swe-agent')
+            ? { provider: 'openai', model: 'gpt-4o', contextWindow: 16_000, maxOutputTokens: 2_000 }
+            : { provider: 'anthropic', contextWindow: 16_000, maxOutputTokens: 2_000 },
+        })),
+      // A multi-turn chat in a window it overflows asks the summarizer: six of them keep it busy during the kills.
+      ...Array.from({ length: 6 }, () => ({
+        transcript: chat,
+        config: { provider: 'anthropic', contextWindow: 9_000, maxOutputTokens: 1_000, systemPromptTokens: 500 },
+      })),
+    ].map((s, i) => ({ id: `k${i}`, ...s }));
     const queues = sessions.map((s) => [
       createEvent('session.configured', s.id, s.config as never, { eventId: `${s.id}-config` }) as AnyEvent,
       ...s.transcript.messages.map(
