@@ -50,7 +50,18 @@ const INDEXES: Record<string, mongo.IndexDescription[]> = {
   [COLLECTIONS.blocks]: [{ key: { sessionId: 1, createdOffset: 1 }, name: 'session_created_offset' }],
 };
 
-/** Creates the read model's missing indexes (see ensureIndexes for FerretDB's quirk). */
+/**
+ * Creates the read model's missing collections and indexes (see ensureIndexes for FerretDB's quirk). Every
+ * collection exists before the projector writes: FerretDB v1 was seen to hang (every connection waiting, no
+ * CPU) when concurrent batches created the same collection implicitly.
+ */
 export async function ensureReadModelIndexes(db: mongo.Db): Promise<void> {
   for (const [collection, indexes] of Object.entries(INDEXES)) await ensureIndexes(db, collection, indexes);
+  const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
+  for (const name of Object.values(COLLECTIONS)) {
+    if (existing.has(name)) continue;
+    await db.createCollection(name).catch((error: unknown) => {
+      if ((error as { code?: number }).code !== 48) throw error; // 48: created meanwhile by another instance
+    });
+  }
 }
