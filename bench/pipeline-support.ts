@@ -117,13 +117,13 @@ export interface BenchService {
 export async function startBuiltService(
   name: string,
   env: Record<string, string>,
-  options: { profileDir?: string; logDir?: string; timeoutMs?: number } = {},
+  options: { profileDir?: string; logDir?: string; timeoutMs?: number; dist?: string } = {},
 ): Promise<BenchService> {
   const args = [
     ...(options.profileDir
       ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`]
       : []),
-    resolve(repoRoot, `dist/apps/${name}/main.js`),
+    resolve(options.dist ?? resolve(repoRoot, 'dist'), `apps/${name}/main.js`),
   ];
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,

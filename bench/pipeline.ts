@@ -64,6 +64,7 @@ const program = new Command()
   .option('--quick', 'a smoke run: small sizes, short phases')
   .option('--profile', 'CPU-profile the services (node --cpu-prof) during the run and summarize the profiles')
   .option('--no-build', 'use the services already built in dist/')
+  .option('--dist <dir>', 'where the built services are (e.g. a worktree of an older commit, to compare)')
   .option('--keep-stack', 'leave the bench stack instance running at the end')
   .option('--data <path>', 'transcripts', resolve(repoRoot, '../shared/data/sessions.jsonl'))
   .option('--out <path>', 'results file', resolve(repoRoot, 'bench/results/pipeline.json'))
@@ -78,6 +79,7 @@ const opts = program.opts<{
   profile?: boolean;
   build: boolean;
   keepStack?: boolean;
+  dist?: string;
   data: string;
   out: string;
   phases: string;
@@ -87,9 +89,9 @@ const Q = opts.quick === true;
 
 /** Sizes of the run (quick: a smoke run of well under a minute of measuring). */
 const SIZE = {
-  ceilingRecords: Q ? 3000 : 20_000,
+  ceilingRecords: Q ? 3000 : 10_000,
   pipelineSessions: Q ? 50 : 200,
-  pipelineRecords: Q ? 3000 : 20_000,
+  pipelineRecords: Q ? 3000 : 10_000,
   latencySessions: Q ? 20 : 50,
   latencySeconds: Q ? 4 : 15,
   latencyShare: 0.25,
@@ -105,7 +107,7 @@ const SIZE = {
       ],
   getSeconds: Q ? 2 : 5,
   getConnections: 8,
-  scaleRecords: Q ? 3000 : 12_000,
+  scaleRecords: Q ? 3000 : 8000,
   scaleSessions: Q ? 60 : 120,
 };
 /** The sessions' configuration: a 32k window (compactions happen, as in the README's walkthrough). */
@@ -411,16 +413,19 @@ async function deploy(
     KAFKA_BROKERS: settings.brokers.join(','),
     MONGODB_URI: withDatabase(settings.mongoUri, prefix),
     TOPIC_PREFIX: prefix,
+    // The per-tenant rate limit would answer the GET load with 429: the benchmark measures the service.
+    RATE_LIMIT_REQUESTS: '0',
     ...extraEnv,
   };
   const profileDir = opts.profile ? PROFILE_DIR : undefined;
   const logDir = LOG_DIR;
   const services: BenchService[] = [];
   const starts: Promise<BenchService>[] = [];
-  if (which.summarizer) starts.push(startBuiltService('summarizer-service', env, { profileDir, logDir }));
+  if (which.summarizer)
+    starts.push(startBuiltService('summarizer-service', env, { profileDir, logDir, dist: opts.dist }));
   for (let i = 0; i < (which.compaction ?? 0); i++)
-    starts.push(startBuiltService('compaction-service', env, { profileDir, logDir }));
-  if (which.session) starts.push(startBuiltService('session-service', env, { profileDir, logDir }));
+    starts.push(startBuiltService('compaction-service', env, { profileDir, logDir, dist: opts.dist }));
+  if (which.session) starts.push(startBuiltService('session-service', env, { profileDir, logDir, dist: opts.dist }));
   const settled = await Promise.allSettled(starts);
   for (const s of settled) if (s.status === 'fulfilled') services.push(s.value);
   const failed = settled.find((s) => s.status === 'rejected');
@@ -515,10 +520,13 @@ interface LatencyResult {
   p95: number;
   p99: number;
   max: number;
+  /** Messages still not visible 60 s after the last send (not in the percentiles). */
+  notVisibleWithin60s: number;
 }
 
 async function latency(
   d: Deployment,
+  kafka: Kafka,
   producer: Producer,
   pool: ReturnType<typeof loadMessagePool>,
   rate: number,
@@ -533,6 +541,10 @@ async function latency(
     ...interleaved(sessions, 5),
   ]);
   await waitVisible(d.db, lastOffsets(warm), 300_000);
+  // Steady state: nothing left of an earlier phase (summaries, blocks) in any consumer's way.
+  await waitGroupDone(kafka, `${d.prefix}.compaction`, topic, 300_000);
+  await waitGroupDone(kafka, `${d.prefix}.session-projector`, topicNames(d.prefix).blocks, 300_000);
+  await waitGroupDone(kafka, `${d.prefix}.session-projector`, topic, 300_000);
 
   const POLL = 5;
   const pending = new Map<string, { offset: number; t0: number }[]>();
@@ -546,7 +558,8 @@ async function latency(
         const docs = await col.find({ _id: { $in: ids } }, { projection: { lastOffset: 1 } }).toArray();
         const at = nowMs();
         for (const doc of docs) {
-          const list = pending.get(doc._id)!;
+          const list = pending.get(doc._id);
+          if (!list) continue;
           while (list.length > 0 && list[0]!.offset >= 0 && list[0]!.offset <= doc.lastOffset)
             latencies.push(at - list.shift()!.t0);
           if (list.length === 0) pending.delete(doc._id);
@@ -581,7 +594,11 @@ async function latency(
   const elapsed = nowMs() - start;
   await Promise.all(inflight);
   stop = true;
-  const timeout = setTimeout(() => pending.clear(), 30_000);
+  let unseen = 0;
+  const timeout = setTimeout(() => {
+    for (const list of pending.values()) unseen += list.length;
+    pending.clear();
+  }, 60_000);
   await poller;
   clearTimeout(timeout);
   const sorted = sortNum(latencies);
@@ -594,6 +611,7 @@ async function latency(
     p95: round(percentile(sorted, 95)),
     p99: round(percentile(sorted, 99)),
     max: round(sorted[sorted.length - 1] ?? NaN),
+    notVisibleWithin60s: unseen,
   };
 }
 
@@ -615,6 +633,8 @@ interface GetResult {
   perSec: number;
   p50: number;
   p99: number;
+  /** One client, one request at a time (no queueing behind the other clients on 2 cores). */
+  singleClientP50: number;
   responseKB: number;
   effectiveMessages: number;
   activeBlocks: number;
@@ -711,7 +731,12 @@ async function getLoad(base: string, path: string, messages: number): Promise<Ge
   const body = JSON.parse(first.body) as { messageCount: number; activeBlocks: number; originalMessageCount: number };
   if (body.originalMessageCount !== messages)
     throw new Error(`GET ${path}: ${body.originalMessageCount} messages, expected ${messages}`);
-  for (let i = 0; i < 20; i++) await get();
+  const single: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const t = nowMs();
+    await get();
+    single.push(nowMs() - t);
+  }
   const latencies: number[] = [];
   const end = nowMs() + SIZE.getSeconds * 1000;
   await Promise.all(
@@ -733,6 +758,7 @@ async function getLoad(base: string, path: string, messages: number): Promise<Ge
     perSec: round(sorted.length / SIZE.getSeconds, 0),
     p50: round(percentile(sorted, 50), 2),
     p99: round(percentile(sorted, 99), 2),
+    singleClientP50: round(percentile(sortNum(single), 50), 2),
     responseKB: round(first.body.length / 1024, 0),
     effectiveMessages: body.messageCount,
     activeBlocks: body.activeBlocks,
@@ -788,7 +814,7 @@ async function scaleOut(
 async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const load0 = loadavg();
-  if (opts.build) {
+  if (opts.build && !opts.dist) {
     for (const name of ['session-service', 'compaction-service', 'summarizer-service']) {
       log(`building ${name}`);
       execFileSync(resolve(repoRoot, 'node_modules/.bin/nest'), ['build', name], {
@@ -832,7 +858,7 @@ async function main(): Promise<void> {
       if (phases.has('latency')) {
         const max = (results.pipeline as PipelineResult | undefined)?.visiblePerSec ?? 400;
         const rate = Math.max(10, Math.round(max * SIZE.latencyShare));
-        results.latency = await latency(main, producer, pool, rate);
+        results.latency = await latency(main, kafka, producer, pool, rate);
         log(`latency: ${JSON.stringify(results.latency)}`);
       }
       if (phases.has('growth')) results.growth = await growth(main, kafka, producer, pool, pids);
@@ -942,14 +968,14 @@ function print(r: {
     t.push([
       'publish → visible p50 / p95 / p99 (ms)',
       `${l.p50} / ${l.p95} / ${l.p99}`,
-      `${l.offeredPerSec} msg/s offered (${l.achievedPerSec} sent), ${l.samples} samples, poll ${l.pollEveryMs} ms`,
+      `${l.offeredPerSec} msg/s offered (${l.achievedPerSec} sent), ${l.samples} samples, poll ${l.pollEveryMs} ms${l.notVisibleWithin60s ? `, ${l.notVisibleWithin60s} not visible within 60 s` : ''}`,
     ]);
   }
   for (const g of r.growth?.gets ?? []) {
     t.push([
       `GET history at ${g.messages} messages p50 / p99 (ms)`,
       `${g.p50} / ${g.p99}`,
-      `${g.connections} clients, ${g.perSec} req/s, ${g.responseKB} KB, ${g.effectiveMessages} effective msgs, ${g.activeBlocks} blocks`,
+      `${g.connections} clients, ${g.perSec} req/s; 1 client p50 ${g.singleClientP50} ms; ${g.responseKB} KB, ${g.effectiveMessages} effective msgs, ${g.activeBlocks} blocks`,
     ]);
   }
   const bands = r.growth?.bands ?? [];
