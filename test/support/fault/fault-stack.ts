@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
@@ -42,8 +42,14 @@ export class FaultStack {
     return this;
   }
 
-  down(): Promise<void> {
-    return this.run('down');
+  /** Stops this instance and removes its state directory (the instance name is unique to the run). */
+  async down(): Promise<void> {
+    await this.run('down');
+    rmSync(this.stateDir(), { recursive: true, force: true });
+  }
+
+  private stateDir(): string {
+    return resolve(this.env.STACK_STATE_DIR ?? resolve(repoRoot, '.stack'), this.instance);
   }
 
   kafka(clientId = 'fault-test'): Kafka {
@@ -75,7 +81,7 @@ export class FaultStack {
 
   /** SIGTERM to this instance's FerretDB (the pid it recorded), and wait until it is gone. */
   async mongoStop(): Promise<void> {
-    const stateDir = resolve(this.env.STACK_STATE_DIR ?? resolve(repoRoot, '.stack'), this.instance);
+    const stateDir = this.stateDir();
     const pid = Number(readFileSync(resolve(stateDir, 'mongo.pid'), 'utf8').trim());
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     if (!cmdline.includes(stateDir)) throw new Error(`pid ${pid} is not this instance's FerretDB`);
