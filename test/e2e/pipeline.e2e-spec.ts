@@ -4,7 +4,7 @@ import { keyPartition } from '@ctxledger/kafka';
 import { findToolPairViolations, type ChatMessage } from '@ctxledger/context-engine';
 import { startService, type RunningService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
-import { transcript } from '../support/transcripts';
+import { transcript, transcriptEvents } from '../support/transcripts';
 
 const metricValue = (text: string, name: string): number =>
   text
@@ -61,18 +61,11 @@ describe('the pipeline end to end: session stream → compaction → blocks → 
   it('a real transcript published raw with kcat: the effective history fits, no orphans, the tail kept, savings add up', async () => {
     const session = transcript('pi-coding-agent:d703a1a9');
     const sessionId = unique('kcat');
-    const lines = [
-      {
-        type: 'session.configured',
-        sessionId,
-        data: { provider: 'anthropic', model: 'claude-sonnet-4-5', maxOutputTokens: 64_000 },
-      },
-      ...session.messages.map((m, i) => ({
-        type: 'message.appended',
-        sessionId,
-        data: { ...m, clientMessageId: `m${i}` },
-      })),
-    ];
+    const lines = transcriptEvents(session, sessionId, {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      maxOutputTokens: 64_000,
+    });
     // kcat reads "key<TAB>value" lines: the documented JSON, produced by a client we did not write.
     execFileSync('kcat', ['-P', '-b', testStack().brokers[0], '-t', `${prefix}.session-events`, '-K', '\t'], {
       input: lines.map((l) => `${sessionId}\t${JSON.stringify(l)}`).join('\n') + '\n',

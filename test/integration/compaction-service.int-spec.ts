@@ -1,4 +1,3 @@
-import { Registry } from 'prom-client';
 import {
   effectiveHistory,
   findToolPairViolations,
@@ -7,30 +6,11 @@ import {
   type SessionEvent,
 } from '@ctxledger/context-engine';
 import { createEvent, encodeEvent, topicNames, type AnyEvent } from '@ctxledger/contracts';
-import { CompactionMetrics } from '../../apps/compaction-service/src/compaction/compaction.metrics';
-import { CompactionService } from '../../apps/compaction-service/src/compaction/compaction.service';
-import type { EventPublisher, Outgoing } from '../../apps/compaction-service/src/compaction/event-publisher';
-import type { SummaryTimeouts } from '../../apps/compaction-service/src/compaction/summary-timeouts';
+import { referenceBlocks } from '../support/compaction-reference';
 import { readTopic, testKafka, TopicCollector } from '../support/kafka-helpers';
 import { startService, type RunningService } from '../support/service-process';
 import { unique } from '../support/stack-settings';
 import { transcript } from '../support/transcripts';
-
-/** The same application service, in memory: folds a session stream read back from Kafka (the reference). */
-async function referenceBlocks(events: AnyEvent[]): Promise<CompactionBlock[]> {
-  const published: Outgoing[] = [];
-  const publisher = {
-    publish: async (out: readonly Outgoing[]) => void published.push(...out),
-  } as unknown as EventPublisher;
-  const timeouts = {
-    start: () => undefined,
-    clear: () => undefined,
-    clearSession: () => undefined,
-  } as unknown as SummaryTimeouts;
-  const service = new CompactionService(publisher, timeouts, new CompactionMetrics(new Registry()));
-  for (const event of events) await service.handle(event, { partition: 0, replay: false });
-  return published.flatMap((o) => (o.kind === 'block.created' ? [o.block] : []));
-}
 
 /** The engine state of a session from its messages and the blocks the service published. */
 function foldSession(sessionId: string, config: SessionEvent, messages: AnyEvent[], blocks: CompactionBlock[]) {

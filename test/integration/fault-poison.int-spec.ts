@@ -3,7 +3,8 @@ import { allTopics, createEvent, topicNames, type AnyEvent, type StreamName } fr
 import { ENGINE_VERSION } from '@ctxledger/context-engine';
 import { ensureTopics } from '@ctxledger/kafka';
 import { withDatabase } from '../support/fault/fault-stack';
-import { dumpOutputs, TolerantCollector } from '../support/fault/pipeline';
+import { dumpOutputs } from '../support/fault/pipeline';
+import { TopicCollector } from '../support/kafka-helpers';
 import { startService, type RunningService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
 import { transcript } from '../support/transcripts';
@@ -104,9 +105,9 @@ describe('fault: poison records on every consumed topic are dead-lettered and th
   const kafka = new Kafka({ clientId: 'fault-poison', brokers: stack.brokers, logLevel: logLevel.NOTHING });
   const services: Record<string, RunningService> = {};
   let producer: Producer;
-  let deadLetters: TolerantCollector;
-  let blocks: TolerantCollector;
-  let sessionEvents: TolerantCollector;
+  let deadLetters: TopicCollector;
+  let blocks: TopicCollector;
+  let sessionEvents: TopicCollector;
 
   beforeAll(async () => {
     await ensureTopics(kafka, allTopics(prefix));
@@ -118,9 +119,9 @@ describe('fault: poison records on every consumed topic are dead-lettered and th
     producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     [deadLetters, blocks, sessionEvents] = await Promise.all([
-      new TolerantCollector(kafka, topics.deadLetter).start(),
-      new TolerantCollector(kafka, topics.blocks).start(),
-      new TolerantCollector(kafka, topics.sessionEvents).start(),
+      new TopicCollector(kafka, topics.deadLetter, { tolerant: true }).start(),
+      new TopicCollector(kafka, topics.blocks, { tolerant: true }).start(),
+      new TopicCollector(kafka, topics.sessionEvents, { tolerant: true }).start(),
     ]);
   }, 180_000);
 

@@ -15,7 +15,7 @@ import {
 import { testKafka } from '../support/kafka-helpers';
 import { startService, type RunningService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
-import { transcript } from '../support/transcripts';
+import { transcript, transcriptEvents } from '../support/transcripts';
 
 /** Polls `probe` until `done` holds for its answer (never a blind sleep); fails with the last answer. */
 async function eventually<T>(
@@ -158,18 +158,11 @@ describe('Prometheus (a real server) scraping the running services', () => {
   it('after a transcript is replayed, PromQL for tokens saved returns the sum of the blocks savings', async () => {
     const session = transcript('pi-coding-agent:d703a1a9');
     const sessionId = unique('prom');
-    const events = [
-      {
-        type: 'session.configured',
-        sessionId,
-        data: { provider: 'anthropic', model: 'claude-sonnet-4-5', maxOutputTokens: 64_000 },
-      },
-      ...session.messages.map((m, i) => ({
-        type: 'message.appended',
-        sessionId,
-        data: { ...m, clientMessageId: `m${i}` },
-      })),
-    ];
+    const events = transcriptEvents(session, sessionId, {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      maxOutputTokens: 64_000,
+    });
     // The documented JSON, keyed by session (murmur2, as the services partition).
     await producer!.send({
       topic: `${prefix}.session-events`,

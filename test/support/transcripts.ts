@@ -22,3 +22,22 @@ export function transcript(idPrefix: string): Transcript {
   if (!found) throw new Error(`no transcript ${idPrefix}`);
   return found;
 }
+
+/**
+ * A transcript as the documented JSON events of one session (what any producer publishes): its configuration,
+ * then every message with a clientMessageId (`m0`, `m1`, …).
+ */
+export function transcriptEvents(
+  session: Transcript,
+  sessionId: string,
+  config: Record<string, unknown>,
+): Array<{ type: 'session.configured' | 'message.appended'; sessionId: string; data: Record<string, unknown> }> {
+  return [
+    { type: 'session.configured', sessionId, data: config },
+    ...session.messages.map((m, i) => ({
+      type: 'message.appended' as const,
+      sessionId,
+      data: { ...m, clientMessageId: `m${i}` },
+    })),
+  ];
+}

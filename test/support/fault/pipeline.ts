@@ -1,36 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { Logger } from '@nestjs/common';
-import type { Admin, Consumer, Kafka } from 'kafkajs';
-import { Registry } from 'prom-client';
-import type { CompactionBlock } from '@ctxledger/context-engine';
-import type { AnyEvent } from '@ctxledger/contracts';
-import { CompactionMetrics } from '../../../apps/compaction-service/src/compaction/compaction.metrics';
-import { CompactionService } from '../../../apps/compaction-service/src/compaction/compaction.service';
-import type { EventPublisher, Outgoing } from '../../../apps/compaction-service/src/compaction/event-publisher';
-import type { SummaryTimeouts } from '../../../apps/compaction-service/src/compaction/summary-timeouts';
+import type { Admin, Kafka } from 'kafkajs';
 import { startService, type RunningService } from '../service-process';
-
-/**
- * The fault-free reference of the compaction service: the same application service in memory, fed the session
- * stream as it ended up in the log (summary results and timeouts included), emitting into an array.
- */
-export async function referenceBlocks(events: readonly AnyEvent[]): Promise<CompactionBlock[]> {
-  const published: Outgoing[] = [];
-  const publisher = { publish: async (out: readonly Outgoing[]) => void published.push(...out) };
-  const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
-  const service = new CompactionService(
-    publisher as unknown as EventPublisher,
-    timeouts as unknown as SummaryTimeouts,
-    new CompactionMetrics(new Registry()),
-  );
-  Logger.overrideLogger(false); // its refusals are logged as warnings: expected, and noise in a test's output
-  try {
-    for (const event of events) await service.handle(event, { partition: 0, replay: false });
-  } finally {
-    Logger.overrideLogger(['log', 'error', 'warn']);
-  }
-  return published.flatMap((o) => (o.kind === 'block.created' ? [o.block] : []));
-}
 
 /** For each group, its committed offsets against the topics' high watermarks: true when none lags. */
 export async function groupsCaughtUp(admin: Admin, groups: ReadonlyArray<[groupId: string, topic: string]>) {
@@ -134,45 +104,4 @@ export function dumpOutputs(test: string, outputs: Record<string, string>): void
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
   for (const [name, output] of Object.entries(outputs)) writeFileSync(`${dir}/${test}-${name}.log`, output);
-}
-
-/** Like TopicCollector, but for topics with poison on them: records that are not JSON objects are skipped. */
-export class TolerantCollector {
-  readonly events: AnyEvent[] = [];
-  private consumer?: Consumer;
-
-  constructor(
-    private readonly kafka: Kafka,
-    private readonly topic: string,
-  ) {}
-
-  async start(): Promise<this> {
-    this.consumer = this.kafka.consumer({ groupId: `tolerant-${process.pid}-${Date.now()}-${Math.random()}` });
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.topic, fromBeginning: true });
-    await this.consumer.run({
-      eachMessage: async ({ message }) => {
-        try {
-          const value = JSON.parse(message.value?.toString() ?? 'null') as unknown;
-          if (value && typeof value === 'object' && 'type' in value) this.events.push(value as AnyEvent);
-        } catch {
-          // poison: not ours to judge here
-        }
-      },
-    });
-    return this;
-  }
-
-  async until(condition: (events: AnyEvent[]) => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!condition(this.events)) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} on ${this.topic}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
-  async stop(): Promise<void> {
-    await this.consumer?.disconnect();
-  }
 }
