@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { resolve } from 'node:path';
 
 /** Thin wrapper over `deploy/local/stack`, shared by `npm start` and the test set-up. */
@@ -19,6 +20,14 @@ export function stackIsUp(env: NodeJS.ProcessEnv = process.env): boolean {
 
 export function stack(command: string, env: NodeJS.ProcessEnv = process.env): void {
   execFileSync(stackScript, [command], { stdio: 'inherit', cwd: repoRoot, env });
+}
+
+/**
+ * `stack(command)` without blocking the event loop: for tests that keep HTTP clients or Kafka clients alive
+ * meanwhile (a blocked loop makes a client reuse a keep-alive socket the server closed in the meantime).
+ */
+export async function stackAsync(command: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  await promisify(execFile)(stackScript, [command], { cwd: repoRoot, env });
 }
 
 /** The connection settings (`KAFKA_BROKERS`, `MONGODB_URI`) the stack prints with `stack env`. */

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
-import { repoRoot, stackEnv } from '../../tools/local-stack';
+import { stackAsync, stackEnv } from '../../tools/local-stack';
 import { SERVICES } from '../support/global-setup';
 import { startService, type RunningService } from '../support/service-process';
 
@@ -42,30 +40,30 @@ describe('services boot and report their dependencies', () => {
       KAFKA_CONTROLLER_PORT: '19193',
       MONGO_PORT: '27118',
     };
-    const stackCmd = (command: string) =>
-      execFileSync(resolve(repoRoot, 'deploy/local/stack'), [command], { env: alt, stdio: 'ignore', cwd: repoRoot });
+    // Async, so the event loop (and the HTTP client's view of its keep-alive sockets) runs while Kafka restarts.
+    const stackCmd = (command: string) => stackAsync(command, alt);
     let service: RunningService;
 
     beforeAll(async () => {
-      stackCmd('up');
+      await stackCmd('up');
       service = await startService('compaction-service', stackEnv(alt));
     }, 180_000);
 
     afterAll(async () => {
       await service?.stop();
-      stackCmd('down');
+      await stackCmd('down');
     }, 60_000);
 
     it('reports kafka down with HTTP 503 while mongodb stays up, and up again after a restart', async () => {
       expect((await health(service)).status).toBe(200);
 
-      stackCmd('kafka-stop');
+      await stackCmd('kafka-stop');
       const down = await health(service);
       expect(down.status).toBe(503);
       expect(down.body.error.kafka.status).toBe('down');
       expect(down.body.info.mongodb.status).toBe('up');
 
-      stackCmd('kafka-start');
+      await stackCmd('kafka-start');
       const deadline = Date.now() + 60_000;
       let again = await health(service);
       while (again.status !== 200 && Date.now() < deadline) {

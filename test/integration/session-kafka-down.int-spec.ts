@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
-import { repoRoot, stackEnv } from '../../tools/local-stack';
+import { stackAsync, stackEnv } from '../../tools/local-stack';
 import { dropDatabase, startSessionService, until, type SessionServiceUnderTest } from './session-harness';
 
 describe('session service when Kafka is down (a stack instance of its own)', () => {
@@ -12,13 +10,14 @@ describe('session service when Kafka is down (a stack instance of its own)', () 
     KAFKA_CONTROLLER_PORT: '19393',
     MONGO_PORT: '27318',
   };
-  const stackCmd = (command: string) =>
-    execFileSync(resolve(repoRoot, 'deploy/local/stack'), [command], { env: alt, stdio: 'ignore', cwd: repoRoot });
+  // Async: a blocked event loop (seconds while Kafka starts) made the HTTP client reuse a keep-alive socket the
+  // server had closed meanwhile ("other side closed").
+  const stackCmd = (command: string) => stackAsync(command, alt);
   let api: SessionServiceUnderTest;
   let stack: { brokers: string[]; mongoUri: string };
 
   beforeAll(async () => {
-    stackCmd('up');
+    await stackCmd('up');
     const env = stackEnv(alt);
     stack = { brokers: env.KAFKA_BROKERS!.split(','), mongoUri: env.MONGODB_URI! };
     api = await startSessionService('session-down', stack, { KAFKA_SEND_TIMEOUT_MS: '2000' });
@@ -27,7 +26,7 @@ describe('session service when Kafka is down (a stack instance of its own)', () 
   afterAll(async () => {
     await api?.service.stop();
     if (api) await dropDatabase(stack.mongoUri, api.database).catch(() => undefined);
-    stackCmd('down');
+    await stackCmd('down');
   }, 60_000);
 
   it('answers 503 (not 500) and accepts nothing half; the retry with the same key appends each message once', async () => {
@@ -35,7 +34,7 @@ describe('session service when Kafka is down (a stack instance of its own)', () 
     const first = await api.call('POST', `/v1/sessions/${s}/messages`, { role: 'user', content: 'before the outage' });
     expect(first.status).toBe(202);
 
-    stackCmd('kafka-stop');
+    await stackCmd('kafka-stop');
     const batch = {
       messages: [
         { role: 'assistant', content: 'one' },
@@ -53,7 +52,7 @@ describe('session service when Kafka is down (a stack instance of its own)', () 
     expect(read.status).toBe(200);
     expect(read.body.messages.map((m: { content: string }) => m.content)).toEqual(['before the outage']);
 
-    stackCmd('kafka-start');
+    await stackCmd('kafka-start');
     const accepted = await until(
       async () => {
         const res = await api.call('POST', `/v1/sessions/${s}/messages`, batch, { 'Idempotency-Key': 'outage-1' });

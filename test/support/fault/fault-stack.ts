@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
 import { ensureTopics } from '@ctxledger/kafka';
-import { repoRoot, stackEnv } from '../../../tools/local-stack';
+import { repoRoot, stackAsync, stackEnv } from '../../../tools/local-stack';
 
 /**
  * A stack instance of a fault test's own (its own STACK_INSTANCE and ports), so stopping its broker or its
@@ -31,7 +29,7 @@ export class FaultStack {
 
   /** Async, so the test's own clients keep running (and timing) while the broker stops or starts. */
   private async run(command: string): Promise<void> {
-    await promisify(execFile)(resolve(repoRoot, 'deploy/local/stack'), [command], { env: this.env, cwd: repoRoot });
+    await stackAsync(command, this.env);
   }
 
   async up(): Promise<this> {
