@@ -5,29 +5,13 @@ import { findToolPairViolations, type ChatMessage } from '@ctxledger/context-eng
 import { startService, type RunningService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
 import { transcript, transcriptEvents } from '../support/transcripts';
+import { eventually } from '../support/eventually';
 
 const metricValue = (text: string, name: string): number =>
   text
     .split('\n')
     .filter((l) => l.startsWith(name.includes('{') ? name : `${name}{`) || l.startsWith(`${name} `))
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-
-/** Polls `probe` until `done` holds for its answer (never a blind sleep); fails with the last answer. */
-async function eventually<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await probe();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)?.slice(0, 2000)}`);
-}
 
 describe('the pipeline end to end: session stream → compaction → blocks → read model → HTTP', () => {
   const prefix = unique('e2e').replace(/-/g, '_');

@@ -16,23 +16,7 @@ import { testKafka } from '../support/kafka-helpers';
 import { startService, type RunningService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
 import { transcript, transcriptEvents } from '../support/transcripts';
-
-/** Polls `probe` until `done` holds for its answer (never a blind sleep); fails with the last answer. */
-async function eventually<T>(
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  what: string,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await probe().catch((error: unknown) => error as T);
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)?.slice(0, 2000)}`);
-}
+import { eventually } from '../support/eventually';
 
 async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
