@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { BatchHandlerResult, KafkaEventBatch } from '@ctxledger/kafka';
+import type { BlockDocument } from '../read-models/blocks/block.document';
 import { projectBlockStream } from '../read-models/blocks/block-stream.projection';
 import { ReadModelStore } from '../read-models/read-model.store';
 import {
-  ClientMessageIdCache,
   projectSessionStream,
+  SessionCache,
   type PositionedEvent,
 } from '../read-models/sessions/session-stream.projection';
 import { ProjectionProgress } from './projection-progress';
@@ -16,8 +17,8 @@ import { ProjectionProgress } from './projection-progress';
  */
 @Injectable()
 export class SessionProjectorService {
-  /** The clientMessageIds of the sessions this instance projects (re-read only when another writer moved one). */
-  private readonly clientMessageIds = new ClientMessageIdCache();
+  /** The sessions this instance projects (re-read only when another writer moved one). */
+  private readonly sessions = new SessionCache();
 
   constructor(
     private readonly store: ReadModelStore,
@@ -25,14 +26,32 @@ export class SessionProjectorService {
   ) {}
 
   async projectSessionEvents(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
-    const plan = await projectSessionStream(this.store, positioned(batch), this.clientMessageIds);
-    this.progress.projected(plan.sessions.map((s) => s.doc._id));
+    const plan = await projectSessionStream(this.store, positioned(batch), this.sessions);
+    this.progress.projected(
+      plan.sessions.map((s) => s.doc._id),
+      plan.messages,
+    );
     return { poison: plan.poison.map((p) => ({ offset: String(p.offset), reason: p.reason })) };
   }
 
   async projectBlocks(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
-    const plan = await projectBlockStream(this.store, positioned(batch));
-    this.progress.projected(new Set(plan.blocks.map((b) => b.doc.sessionId)));
+    const records = positioned(batch);
+    const plan = await projectBlockStream(this.store, records);
+    if (records.length > 0) {
+      const sessions = new Map<string, { head: number; docs: BlockDocument[] }>();
+      for (const r of records) {
+        const s = sessions.get(r.event.sessionId) ?? { head: -1, docs: [] };
+        s.head = Math.max(s.head, r.offset);
+        sessions.set(r.event.sessionId, s);
+      }
+      for (const { doc } of plan.blocks) sessions.get(doc.sessionId)?.docs.push(doc);
+      this.progress.blocksProjected({
+        partition: batch.partition,
+        firstOffset: records[0]!.offset,
+        lastOffset: records[records.length - 1]!.offset,
+        sessions,
+      });
+    }
     return { poison: plan.poison.map((p) => ({ offset: String(p.offset), reason: p.reason })) };
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ProjectionProgress, type BlocksWritten } from '../projector/projection-progress';
 import type { BlockDocument } from '../read-models/blocks/block.document';
 import { blockHeadOf, blocksOf } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
@@ -6,37 +7,103 @@ import { ReadModelStore } from '../read-models/read-model.store';
 /** Block documents kept in memory at most (all sessions together); least recently read sessions go first. */
 const MAX_CACHED_BLOCKS = 100_000;
 
+interface Entry {
+  /** Block-stream offset of the session's last block event these documents include (-1: none). */
+  head: number;
+  /** Every tenant's documents of the session, by creation offset. */
+  docs: BlockDocument[];
+}
+
 /**
- * A session's blocks as last read, with the block head (the offset of its last projected block event) they
- * were read at. A read checks the head with one `_id` lookup and reads the blocks again only when it moved
- * (a block created or reverted since). The head is read before the blocks and written after them, so the
- * cached blocks are never older than their head. (FerretDB v1 answers the blocks query by scanning every
- * block document of every session: ~0.1 s with a few thousand blocks stored.)
+ * A session's blocks as last known, with the block head (the offset of its last projected block event) they
+ * are current at. A read checks the stored head with one `_id` lookup and reads the blocks again only when
+ * the head moved past the entry. The head is read before the blocks and written after them, so an entry is
+ * never older than its head. (FerretDB v1 answers the blocks query by scanning every block document of every
+ * session: ~0.1 s with a few thousand blocks stored.)
+ *
+ * The projector of this instance hands over each block-stream batch it wrote; a batch moves an entry forward
+ * without a read when nothing of the session can be missing in between: this instance has projected every
+ * record of the partition since the entry's head (`contiguousFrom`).
  */
 @Injectable()
 export class BlockCache {
-  private readonly sessions = new Map<string, { head: number; docs: BlockDocument[] }>();
+  private readonly sessions = new Map<string, Entry>();
   private total = 0;
+  /** Per block-stream partition: the last offset handed over, and from which offset on nothing was skipped. */
+  private readonly partitions = new Map<number, { last: number; contiguousFrom: number }>();
+  /** Reads in flight: a batch handed over meanwhile marks them, and what they read is then not kept. */
+  private readonly reading = new Map<string, Set<{ offered: boolean }>>();
 
-  constructor(private readonly store: ReadModelStore) {}
+  constructor(
+    private readonly store: ReadModelStore,
+    progress: ProjectionProgress,
+  ) {
+    progress.onBlocksWritten((written) => this.offer(written));
+  }
 
   async blocks(tenant: string, sessionId: string): Promise<readonly BlockDocument[]> {
-    const key = `${tenant}\u0000${sessionId}`;
-    const head = await blockHeadOf(this.store, sessionId);
-    const cached = this.sessions.get(key);
-    this.sessions.delete(key); // re-inserted below: Map order is the LRU order
-    if (cached && cached.head === head) {
-      this.sessions.set(key, cached);
-      return cached.docs;
+    const reading = { offered: false };
+    const readers = this.reading.get(sessionId) ?? new Set();
+    this.reading.set(sessionId, readers.add(reading));
+    try {
+      const head = await blockHeadOf(this.store, sessionId);
+      let entry = this.sessions.get(sessionId);
+      if (!entry || entry.head < head) {
+        const docs = await blocksOf(this.store, sessionId);
+        const now = this.sessions.get(sessionId); // a batch may have moved it further meanwhile
+        if (now && now.head > head) entry = now;
+        else if (reading.offered)
+          return docs.filter((d) => d.tenant === tenant); // may miss that batch: not kept
+        else {
+          this.total += docs.length - (now?.docs.length ?? 0);
+          entry = { head, docs };
+          this.sessions.set(sessionId, entry);
+        }
+      }
+      this.touch(sessionId, entry);
+      return entry.docs.filter((d) => d.tenant === tenant);
+    } finally {
+      readers.delete(reading);
+      if (readers.size === 0 && this.reading.get(sessionId) === readers) this.reading.delete(sessionId);
     }
-    const docs = await blocksOf(this.store, tenant, sessionId);
-    this.total += docs.length - (cached?.docs.length ?? 0);
-    this.sessions.set(key, { head, docs });
-    for (const [id, entry] of this.sessions) {
-      if (this.total <= MAX_CACHED_BLOCKS || id === key) break;
+  }
+
+  private offer(written: BlocksWritten): void {
+    const seen = this.partitions.get(written.partition);
+    const contiguousFrom =
+      seen && written.firstOffset <= seen.last + 1
+        ? Math.min(seen.contiguousFrom, written.firstOffset)
+        : written.firstOffset;
+    this.partitions.set(written.partition, { last: Math.max(written.lastOffset, seen?.last ?? -1), contiguousFrom });
+    for (const [sessionId, change] of written.sessions) {
+      for (const reading of this.reading.get(sessionId) ?? []) reading.offered = true;
+      const entry = this.sessions.get(sessionId);
+      if (!entry || entry.head >= change.head) continue;
+      if (entry.head + 1 < contiguousFrom) {
+        this.sessions.delete(sessionId); // something in between may be missing: read it again
+        this.total -= entry.docs.length;
+        continue;
+      }
+      const docs = entry.docs.slice(); // readers may hold the old array
+      for (const doc of change.docs) {
+        const at = docs.findIndex((d) => d._id === doc._id);
+        if (at < 0) docs.push(doc);
+        // The same creation (a revert): replace. Another one is a duplicate id the insert-once refused.
+        else if (docs[at]!.createdOffset === doc.createdOffset) docs[at] = doc;
+      }
+      docs.sort((a, b) => a.createdOffset - b.createdOffset);
+      this.total += docs.length - entry.docs.length;
+      this.sessions.set(sessionId, { head: change.head, docs });
+    }
+  }
+
+  private touch(sessionId: string, entry: Entry): void {
+    this.sessions.delete(sessionId); // re-inserted: Map order is the LRU order
+    this.sessions.set(sessionId, entry);
+    for (const [id, e] of this.sessions) {
+      if (this.total <= MAX_CACHED_BLOCKS || id === sessionId) break;
       this.sessions.delete(id);
-      this.total -= entry.docs.length;
+      this.total -= e.docs.length;
     }
-    return docs;
   }
 }

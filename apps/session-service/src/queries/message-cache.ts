@@ -1,41 +1,84 @@
 import { Injectable } from '@nestjs/common';
+import { ProjectionProgress } from '../projector/projection-progress';
+import { messageDocumentId, type MessageDocument, type MessageView } from '../read-models/messages/message.document';
 import { messagesFrom } from '../read-models/messages/message.query';
-import type { MessageDocument } from '../read-models/messages/message.document';
 import { ReadModelStore } from '../read-models/read-model.store';
 
 /** Messages kept in memory at most (all sessions together); least recently read sessions go first. */
 const MAX_CACHED_MESSAGES = 200_000;
+/** Up to this many missing positions are read by `_id`, one lookup each; more by one range query. */
+const MAX_LOOKUPS_BY_ID = 32;
 
 /**
  * A session's messages are immutable by position (insert-once), so a prefix once read stays true: reads keep
- * it in memory and fetch only the positions projected since. A GET then costs the session and blocks
- * lookups, not the whole history. (On FerretDB v1, which pushes no filter on secondary fields down to
- * SQLite, reading 1,000 message documents takes ~150 ms; from here it takes none.)
+ * it in memory and fetch only the positions projected since. The projector of this instance hands over what
+ * it writes, so a session it projects is never read back; a few missing positions (another instance projected
+ * them) are read by `_id`. (On FerretDB v1, which pushes no filter on secondary fields down to SQLite, the
+ * range query scans every message document of every session: ~150 ms with 1,000 stored.)
  */
 @Injectable()
 export class MessageCache {
-  private readonly sessions = new Map<string, MessageDocument[]>();
+  private readonly sessions = new Map<string, MessageView[]>();
   private total = 0;
 
-  constructor(private readonly store: ReadModelStore) {}
+  constructor(
+    private readonly store: ReadModelStore,
+    progress: ProjectionProgress,
+  ) {
+    progress.onMessagesWritten((written) => this.offer(written));
+  }
 
-  async messages(sessionId: string, count: number): Promise<readonly MessageDocument[]> {
+  async messages(sessionId: string, count: number): Promise<readonly MessageView[]> {
     let cached = this.sessions.get(sessionId) ?? [];
     this.sessions.delete(sessionId); // re-inserted below: Map order is the LRU order
     if (cached.length < count) {
-      const more = await messagesFrom(this.store, sessionId, cached.length, count);
+      const more = await this.read(sessionId, cached.length, count);
       if (more.length !== count - cached.length || more.some((m, i) => m.position !== cached.length + i)) {
         throw new Error(`session ${sessionId}: positions ${cached.length}..${count - 1} are not all stored`);
       }
-      this.total += more.length;
-      cached = cached.concat(more);
+      // Another read or the projector may have extended the entry meanwhile: keep the longer one.
+      const now = this.sessions.get(sessionId);
+      if (now && now.length > cached.length) cached = now;
+      else {
+        this.total += more.length;
+        cached = cached.concat(more);
+      }
     }
-    this.sessions.set(sessionId, cached);
-    for (const [id, docs] of this.sessions) {
+    this.remember(sessionId, cached);
+    return cached.slice(0, count); // a copy: the projector may append to the entry while the read goes on
+  }
+
+  /** Messages the projector just stored: appended to the sessions they continue (read sessions only). */
+  private offer(written: readonly MessageDocument[]): void {
+    for (const m of written) {
+      const cached = this.sessions.get(m.sessionId);
+      if (cached?.length !== m.position) continue;
+      cached.push({ position: m.position, message: m.message, tokens: m.tokens, tokenProfile: m.tokenProfile });
+      this.total++;
+    }
+  }
+
+  private async read(sessionId: string, from: number, to: number): Promise<MessageView[]> {
+    if (to - from > MAX_LOOKUPS_BY_ID) return messagesFrom(this.store, sessionId, from, to);
+    const ids = Array.from({ length: to - from }, (_, i) => messageDocumentId(sessionId, from + i));
+    const docs = await Promise.all(
+      ids.map((_id) =>
+        this.store.messages.findOne(
+          { _id },
+          { projection: { _id: 0, position: 1, message: 1, tokens: 1, tokenProfile: 1 } },
+        ),
+      ),
+    );
+    return docs.filter((d): d is MessageDocument => d !== null); // a missing one fails the check above
+  }
+
+  private remember(sessionId: string, docs: MessageView[]): void {
+    this.sessions.delete(sessionId);
+    this.sessions.set(sessionId, docs);
+    for (const [id, entry] of this.sessions) {
       if (this.total <= MAX_CACHED_MESSAGES || id === sessionId) break;
       this.sessions.delete(id);
-      this.total -= docs.length;
+      this.total -= entry.length;
     }
-    return cached.length === count ? cached : cached.slice(0, count);
   }
 }

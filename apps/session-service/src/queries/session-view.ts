@@ -18,13 +18,13 @@ import {
   type Stage,
 } from '@ctxledger/context-engine';
 import type { BlockDocument } from '../read-models/blocks/block.document';
-import type { MessageDocument } from '../read-models/messages/message.document';
+import type { MessageView } from '../read-models/messages/message.document';
 import type { SessionDocument } from '../read-models/sessions/session.document';
 
 /** One session as read from the read model: its document, its messages by position, its blocks by creation. */
 export interface LoadedSession {
   readonly session: SessionDocument;
-  readonly messages: readonly MessageDocument[];
+  readonly messages: readonly MessageView[];
   readonly blocks: readonly BlockDocument[];
 }
 

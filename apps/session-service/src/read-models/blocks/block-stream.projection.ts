@@ -49,12 +49,12 @@ export async function projectBlockStream(
   records: readonly PositionedEvent[],
 ): Promise<BlockStreamPlan> {
   // Only reverts need the stored document; a block.created of a stored id is refused by the insert-once
-  // below as it would be by the fold. (FerretDB v1 scans the collection for an `$in` on _id.)
+  // below as it would be by the fold. (One lookup by _id each: FerretDB v1 scans the collection for an `$in`.)
   const ids = [
     ...new Set(records.flatMap((r) => (r.event.type === 'block.reverted' ? blockDocumentIdOf(r.event)! : []))),
   ];
-  const blocks = ids.length === 0 ? [] : await store.blocks.find({ _id: { $in: ids } }).toArray();
-  const plan = planBlockStream(records, { blocks: new Map(blocks.map((b) => [b._id, b])) });
+  const blocks = await Promise.all(ids.map((_id) => store.blocks.findOne({ _id })));
+  const plan = planBlockStream(records, { blocks: new Map(blocks.flatMap((b) => (b ? [[b._id, b]] : []))) });
   await insertOnce(
     store.blocks,
     plan.blocks.filter((b) => !b.existed).map((b) => b.doc),

@@ -1,9 +1,12 @@
 import type { ReadModelStore } from '../read-model.store';
 import { blockDocumentId, type BlockDocument } from './block.document';
 
-/** Every block of a session of this tenant (active and reverted), in creation order. */
-export function blocksOf(store: ReadModelStore, tenant: string, sessionId: string): Promise<BlockDocument[]> {
-  return store.blocks.find({ sessionId, tenant }).sort({ sessionId: 1, createdOffset: 1 }).toArray();
+/**
+ * Every block document of a session (active and reverted), in creation order: of every tenant, since a
+ * block carries the tenant of its event and is shown only to that tenant (filter with `ofTenant`).
+ */
+export function blocksOf(store: ReadModelStore, sessionId: string): Promise<BlockDocument[]> {
+  return store.blocks.find({ sessionId }).sort({ sessionId: 1, createdOffset: 1 }).toArray();
 }
 
 /** The block-stream offset of the session's last projected block event (-1: none projected). */

@@ -19,4 +19,7 @@ export interface MessageDocument {
   readonly time: string;
 }
 
+/** What a read needs of a message document. */
+export type MessageView = Pick<MessageDocument, 'position' | 'message' | 'tokens' | 'tokenProfile'>;
+
 export const messageDocumentId = (sessionId: string, position: number): string => `${sessionId}/${position}`;

@@ -87,28 +87,41 @@ export function planSessionStream(
 export class ProjectionConflictError extends Error {}
 
 /**
- * The clientMessageIds of the sessions a projector instance projected, each valid at the session's lastOffset
- * it was stored with: while the stored document still has that offset, nobody else wrote the session, so the
- * ids need not be read again. (FerretDB v1 answers the clientMessageId lookup by scanning every message
- * document: reading them once per session instead of once per batch keeps a batch's cost flat.)
+ * What a projector instance knows of the sessions it projected: each session's document as it wrote it, and
+ * the session's clientMessageIds (when read). An entry is used only while this instance has projected every
+ * record of the session's partition since the entry's lastOffset (`contiguousFrom`): then nobody else can
+ * have moved the session. After a gap (another instance had the partition, a record was skipped) the session
+ * is read again. The guarded write still checks every session; a failed one drops the entries.
  */
-export class ClientMessageIdCache {
-  private readonly sessions = new Map<string, { lastOffset: number; ids: Map<string, number> }>();
+export class SessionCache {
+  private readonly sessions = new Map<string, { doc: SessionDocument; ids?: Map<string, number> }>();
+  /** Per partition: the last offset projected, and from which offset on every record was projected here. */
+  private readonly partitions = new Map<number, { last: number; contiguousFrom: number }>();
 
   constructor(private readonly maxSessions = 20_000) {}
 
-  /** The session's ids (clientMessageId → first offset) if they are known at this lastOffset. */
-  get(sessionId: string, lastOffset: number): Map<string, number> | undefined {
+  /** The session as this instance last wrote it, if nothing can have moved it since (see the class). */
+  get(sessionId: string, partition: number, batchFirstOffset: number) {
     const entry = this.sessions.get(sessionId);
-    if (!entry || entry.lastOffset !== lastOffset) return undefined;
+    if (!entry) return undefined;
+    const seen = this.partitions.get(partition);
+    const contiguousFrom = seen && batchFirstOffset <= seen.last + 1 ? seen.contiguousFrom : batchFirstOffset;
+    if (entry.doc.lastOffset + 1 < contiguousFrom) return undefined;
     this.sessions.delete(sessionId); // re-inserted: Map order is the LRU order
     this.sessions.set(sessionId, entry);
-    return entry.ids;
+    return entry;
   }
 
-  set(sessionId: string, lastOffset: number, ids: Map<string, number>): void {
-    this.sessions.delete(sessionId);
-    this.sessions.set(sessionId, { lastOffset, ids });
+  /** After a durable write of a partition's batch [first, last]. */
+  projected(partition: number, first: number, last: number): void {
+    const seen = this.partitions.get(partition);
+    const contiguousFrom = seen && first <= seen.last + 1 ? Math.min(seen.contiguousFrom, first) : first;
+    this.partitions.set(partition, { last: Math.max(last, seen?.last ?? -1), contiguousFrom });
+  }
+
+  set(doc: SessionDocument, ids: Map<string, number> | undefined): void {
+    this.sessions.delete(doc._id);
+    this.sessions.set(doc._id, { doc, ...(ids && { ids }) });
     for (const id of this.sessions.keys()) {
       if (this.sessions.size <= this.maxSessions) break;
       this.sessions.delete(id);
@@ -121,14 +134,14 @@ export class ClientMessageIdCache {
 }
 
 /**
- * Projects one partition's batch of the session stream: loads what the fold needs (two indexed queries),
- * writes the messages (insert-once upserts) and then the sessions (guarded on their last offset). A crash
+ * Projects one partition's batch of the session stream: takes the sessions from the cache or reads them by
+ * `_id`, writes the messages (insert-once) and then the sessions (guarded on their last offset). A crash
  * between the two writes leaves the session behind: the redelivery recomputes the same positions.
  */
 export async function projectSessionStream(
   store: ReadModelStore,
   records: readonly PositionedEvent[],
-  cache?: ClientMessageIdCache,
+  cache: SessionCache = new SessionCache(),
 ): Promise<SessionStreamPlan> {
   const sessionIds = [...new Set(records.map((r) => r.event.sessionId))];
   const clientIds = [
@@ -138,25 +151,30 @@ export async function projectSessionStream(
       ),
     ),
   ];
-  const sessions = await store.sessions.find({ _id: { $in: sessionIds } }).toArray();
-  const byId = new Map(sessions.map((s) => [s._id, s]));
+  const byId = new Map<string, SessionDocument>();
   // Per session: its known ids. A session without a document has none stored that a redelivery would not
   // recompute (its messages are written by batches that never committed, all redelivered from its first event).
   const known = new Map<string, Map<string, number>>();
-  const toLoad: string[] = [];
+  const toRead: string[] = [];
+  const { partition, offset: firstOffset } = records[0] ?? { partition: 0, offset: 0 };
   for (const id of sessionIds) {
-    const doc = byId.get(id);
-    const cached = doc ? cache?.get(id, doc.lastOffset) : new Map<string, number>();
-    if (cached) known.set(id, cached);
-    else if (clientIds.length > 0) toLoad.push(id);
+    const cached = cache.get(id, partition, firstOffset);
+    if (!cached) toRead.push(id);
+    else {
+      byId.set(id, cached.doc);
+      if (cached.ids) known.set(id, cached.ids);
+    }
   }
+  // One lookup by _id each: FerretDB v1 answers `_id: {$in}` by scanning the collection.
+  const read = await Promise.all(toRead.map((_id) => store.sessions.findOne({ _id })));
+  for (const doc of read) if (doc) byId.set(doc._id, doc);
+  for (const id of sessionIds) if (!byId.has(id)) known.set(id, new Map());
+  const toLoad = clientIds.length === 0 ? [] : sessionIds.filter((id) => !known.has(id));
   if (toLoad.length > 0) {
-    // With a cache: every id of the sessions (kept for the next batches); without: only this batch's ids.
+    // Every id of the sessions, kept for the next batches (read once per session and instance).
     const rows = await store.messages
       .find(
-        cache
-          ? { sessionId: { $in: toLoad }, clientMessageId: { $exists: true } }
-          : { sessionId: { $in: toLoad }, clientMessageId: { $in: clientIds } },
+        { sessionId: { $in: toLoad }, clientMessageId: { $exists: true } },
         { projection: { sessionId: 1, clientMessageId: 1, offset: 1 } },
       )
       .toArray();
@@ -177,20 +195,15 @@ export async function projectSessionStream(
   try {
     await writeSessionPlan(store, plan);
   } catch (error) {
-    cache?.forget(sessionIds);
+    cache.forget(sessionIds);
     throw error;
   }
-  if (cache) {
-    for (const m of plan.messages) {
-      const ids = m.clientMessageId === undefined ? undefined : known.get(m.sessionId);
-      if (ids && !ids.has(m.clientMessageId!)) ids.set(m.clientMessageId!, m.offset);
-    }
-    for (const { doc } of plan.sessions) {
-      const ids = known.get(doc._id);
-      if (ids) cache.set(doc._id, doc.lastOffset, ids);
-      else cache.forget([doc._id]); // its ids were not read (none in this batch): read them when needed
-    }
+  for (const m of plan.messages) {
+    const ids = m.clientMessageId === undefined ? undefined : known.get(m.sessionId);
+    if (ids && !ids.has(m.clientMessageId!)) ids.set(m.clientMessageId!, m.offset);
   }
+  for (const { doc } of plan.sessions) cache.set(doc, known.get(doc._id));
+  if (records.length > 0) cache.projected(partition, firstOffset, records[records.length - 1]!.offset);
   return plan;
 }
 
