@@ -12,7 +12,7 @@
  * 2. Pipeline: sustained publish → visible in the read model with many concurrent sessions, as a ratio to
  *    the ceiling; the CPU time of every process (services, Kafka, FerretDB, the bench) during it; with
  *    --profile, CPU profiles of the services (node --cpu-prof), summarized by function and by package.
- * 3. Latency: publish → visible p50/p95/p99 at a steady offered load (a quarter of the measured maximum);
+ * 3. Latency: publish → visible p50/p95/p99 at steady offered loads of single messages (10, 25, 50 msg/s);
  *    GET effective history p50/p99 with concurrent keep-alive clients for sessions of 100, 1,000, 10,000.
  * 4. Engine in the service: CPU of the compaction service (and the session service) per message while
  *    sessions grow from 0 to 100, 100 to 1,000 and 1,000 to 10,000 messages.
@@ -66,10 +66,7 @@ const program = new Command()
   .option('--no-build', 'use the services already built in dist/')
   .option('--dist <dir>', 'where the built services are (e.g. a worktree of an older commit, to compare)')
   .option('--keep-stack', 'leave the bench stack instance running at the end')
-  .option(
-    '--latency-rate <msgPerSec>',
-    'offered load of the latency phase (default: a quarter of the pipeline maximum)',
-  )
+  .option('--latency-rates <list>', 'offered loads of the latency phase, msg/s', '10,25,50')
   .option('--data <path>', 'transcripts', resolve(repoRoot, '../shared/data/sessions.jsonl'))
   .option('--out <path>', 'results file', resolve(repoRoot, 'bench/results/pipeline.json'))
   .option(
@@ -83,7 +80,7 @@ const opts = program.opts<{
   profile?: boolean;
   build: boolean;
   keepStack?: boolean;
-  latencyRate?: string;
+  latencyRates: string;
   dist?: string;
   data: string;
   out: string;
@@ -99,7 +96,6 @@ const SIZE = {
   pipelineRecords: Q ? 3000 : 10_000,
   latencySessions: Q ? 20 : 50,
   latencySeconds: Q ? 4 : 15,
-  latencyShare: 0.25,
   growth: Q
     ? [
         { size: 100, sessions: 4 },
@@ -526,6 +522,10 @@ interface LatencyResult {
   max: number;
   /** Messages whose GET still waited after 30 s (504; not in the percentiles). */
   notVisibleWithin30s: number;
+  /** Of the latency: publish → acknowledged by Kafka (acks all). */
+  publishAckedP50: number;
+  /** CPU of each process over the phase, % of one core. */
+  cpuPercent: Record<string, number>;
 }
 
 async function latency(
@@ -534,11 +534,12 @@ async function latency(
   producer: Producer,
   pool: ReturnType<typeof loadMessagePool>,
   rate: number,
+  pids: Record<string, number | undefined>,
 ): Promise<LatencyResult> {
   const topic = topicNames(d.prefix).sessionEvents;
   const sessions = Array.from(
     { length: SIZE.latencySessions },
-    (_, i) => new BenchSession(`l-${run}-${i}`, pool, i * 331),
+    (_, i) => new BenchSession(`l${rate}-${run}-${i}`, pool, i * 331),
   );
   const warm = await publish(producer, topic, [
     ...sessions.map((s) => s.configured(SESSION_CONFIG)),
@@ -553,6 +554,7 @@ async function latency(
   // Visible = what an agent reads before its next model call: `GET …/history?after=<offset>` answers once the
   // read model has the message (it waits in the service, woken by the projector; no polling by the bench).
   const agent = new http.Agent({ keepAlive: true });
+  const c0 = cpuSnapshot(pids);
   const latencies: number[] = [];
   const acked: number[] = [];
   let unseen = 0;
@@ -583,8 +585,8 @@ async function latency(
   }
   const elapsed = nowMs() - start;
   await Promise.all(inflight);
+  const cpu = cpuDelta(c0, cpuSnapshot(pids));
   agent.destroy();
-  log(`latency: publish acknowledged p50 ${round(percentile(sortNum(acked), 50))} ms`);
   const sorted = sortNum(latencies);
   return {
     offeredPerSec: round(rate, 0),
@@ -595,6 +597,8 @@ async function latency(
     p99: round(percentile(sorted, 99)),
     max: round(sorted[sorted.length - 1] ?? NaN),
     notVisibleWithin30s: unseen,
+    publishAckedP50: round(percentile(sortNum(acked), 50)),
+    cpuPercent: Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, round((ms * 100) / (nowMs() - start), 0)])),
   };
 }
 
@@ -618,6 +622,7 @@ interface GetResult {
   p99: number;
   /** One client, one request at a time (no queueing behind the other clients on 2 cores). */
   singleClientP50: number;
+  singleClientP99: number;
   responseKB: number;
   effectiveMessages: number;
   activeBlocks: number;
@@ -713,7 +718,7 @@ async function getLoad(base: string, path: string, messages: number): Promise<Ge
   if (body.originalMessageCount !== messages)
     throw new Error(`GET ${path}: ${body.originalMessageCount} messages, expected ${messages}`);
   const single: number[] = [];
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < 200; i++) {
     const t = nowMs();
     await get();
     single.push(nowMs() - t);
@@ -740,6 +745,7 @@ async function getLoad(base: string, path: string, messages: number): Promise<Ge
     p50: round(percentile(sorted, 50), 2),
     p99: round(percentile(sorted, 99), 2),
     singleClientP50: round(percentile(sortNum(single), 50), 2),
+    singleClientP99: round(percentile(sortNum(single), 99), 2),
     responseKB: round(first.body.length / 1024, 0),
     effectiveMessages: body.messageCount,
     activeBlocks: body.activeBlocks,
@@ -837,10 +843,12 @@ async function main(): Promise<void> {
         log(`pipeline: ${JSON.stringify(results.pipeline)}`);
       }
       if (phases.has('latency')) {
-        const max = (results.pipeline as PipelineResult | undefined)?.visiblePerSec ?? 400;
-        const rate = opts.latencyRate ? Number(opts.latencyRate) : Math.max(10, Math.round(max * SIZE.latencyShare));
-        results.latency = await latency(main, kafka, producer, pool, rate);
-        log(`latency: ${JSON.stringify(results.latency)}`);
+        const runs: LatencyResult[] = [];
+        for (const rate of opts.latencyRates.split(',').map(Number)) {
+          runs.push(await latency(main, kafka, producer, pool, rate, pids));
+          log(`latency: ${JSON.stringify(runs[runs.length - 1])}`);
+        }
+        results.latency = runs;
       }
       if (phases.has('growth')) results.growth = await growth(main, kafka, producer, pool, pids);
       await main.stop();
@@ -903,7 +911,7 @@ function print(r: {
   machine: { cpu: string; cores: number; node: string; loadAverageStart: number[]; loadAverageEnd: number[] };
   ceiling?: CeilingResult;
   pipeline?: PipelineResult;
-  latency?: LatencyResult;
+  latency?: LatencyResult[];
   growth?: { bands: GrowthBand[]; gets: GetResult[] };
   scaleOut?: ScaleResult[];
   profile?: Record<string, ReturnType<typeof summarizeProfiles>>;
@@ -944,19 +952,19 @@ function print(r: {
       'user+system, /proc',
     ]);
   }
-  const l = r.latency;
-  if (l) {
+  for (const l of r.latency ?? []) {
+    const busy = Object.values(l.cpuPercent).reduce((a, b) => a + b, 0);
     t.push([
-      'publish → visible p50 / p95 / p99 (ms)',
+      `publish → visible p50 / p95 / p99 (ms) at ${l.offeredPerSec} msg/s`,
       `${l.p50} / ${l.p95} / ${l.p99}`,
-      `${l.offeredPerSec} msg/s offered (${l.achievedPerSec} sent), ${l.samples} samples, until GET history?after= answers${l.notVisibleWithin30s ? `, ${l.notVisibleWithin30s} not visible within 30 s` : ''}`,
+      `${l.samples} samples, until GET history?after= answers${l.notVisibleWithin30s ? `, ${l.notVisibleWithin30s} not visible within 30 s` : ''}; CPU ${busy}% of ${cpus().length * 100}%: ${JSON.stringify(l.cpuPercent)}`,
     ]);
   }
   for (const g of r.growth?.gets ?? []) {
     t.push([
       `GET history at ${g.messages} messages p50 / p99 (ms)`,
       `${g.p50} / ${g.p99}`,
-      `${g.connections} clients, ${g.perSec} req/s; 1 client p50 ${g.singleClientP50} ms; ${g.responseKB} KB, ${g.effectiveMessages} effective msgs, ${g.activeBlocks} blocks`,
+      `${g.connections} clients, ${g.perSec} req/s; 1 client p50 ${g.singleClientP50} / p99 ${g.singleClientP99} ms; ${g.responseKB} KB, ${g.effectiveMessages} effective msgs, ${g.activeBlocks} blocks`,
     ]);
   }
   const bands = r.growth?.bands ?? [];

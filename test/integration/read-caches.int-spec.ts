@@ -150,7 +150,7 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
             const cached = await messageCache.messages(sessionId, count);
             const stored = await messagesFrom(store, sessionId, 0, count);
             expect(cached.map((m) => [m.position, m.message])).toEqual(stored.map((m) => [m.position, m.message]));
-            const cachedBlocks = await blockCache.blocks(tenant, sessionId);
+            const cachedBlocks = (await blockCache.blocks(tenant, sessionId)).docs;
             const storedBlocks = (await blocksOf(store, sessionId)).filter((b) => b.tenant === tenant);
             expect(cachedBlocks).toEqual(storedBlocks);
           };

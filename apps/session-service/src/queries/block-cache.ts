@@ -41,7 +41,8 @@ export class BlockCache {
     progress.onBlocksWritten((written) => this.offer(written));
   }
 
-  async blocks(tenant: string, sessionId: string): Promise<readonly BlockDocument[]> {
+  /** The tenant's blocks of the session, and the head they are current at (NaN: not kept, do not key on it). */
+  async blocks(tenant: string, sessionId: string): Promise<{ head: number; docs: readonly BlockDocument[] }> {
     const reading = { offered: false };
     const readers = this.reading.get(sessionId) ?? new Set();
     this.reading.set(sessionId, readers.add(reading));
@@ -52,16 +53,17 @@ export class BlockCache {
         const docs = await blocksOf(this.store, sessionId);
         const now = this.sessions.get(sessionId); // a batch may have moved it further meanwhile
         if (now && now.head > head) entry = now;
-        else if (reading.offered)
-          return docs.filter((d) => d.tenant === tenant); // may miss that batch: not kept
-        else {
+        else if (reading.offered) {
+          // May miss that batch: not kept, and no head to key on.
+          return { head: NaN, docs: docs.filter((d) => d.tenant === tenant) };
+        } else {
           this.total += docs.length - (now?.docs.length ?? 0);
           entry = { head, docs };
           this.sessions.set(sessionId, entry);
         }
       }
       this.touch(sessionId, entry);
-      return entry.docs.filter((d) => d.tenant === tenant);
+      return { head: entry.head, docs: entry.docs.filter((d) => d.tenant === tenant) };
     } finally {
       readers.delete(reading);
       if (readers.size === 0 && this.reading.get(sessionId) === readers) this.reading.delete(sessionId);

@@ -14,12 +14,19 @@ import { historyView, statsView, type LoadedSession, type StatsView } from './se
 
 /** How often a read waiting for its write looks at the database when no in-process news arrives. */
 const POLL_MS = 50;
+/** History responses kept for reads that find nothing changed (keyed by session, tenant and query). */
+const MAX_CACHED_RESPONSES = 1_000;
 
 /** The read use cases, served from the read model (three indexed queries per read). */
 @Injectable()
 export class SessionQueriesService {
   private readonly defaultWaitMs: number;
   private readonly maxWaitMs: number;
+  /** The last response per session and query, valid while the session's offset and block head are the same. */
+  private readonly responses = new Map<
+    string,
+    { lastOffset: number; blocksHead: number; response: HistoryResponseDto; compactedOnRead: boolean }
+  >();
 
   constructor(
     private readonly store: ReadModelStore,
@@ -34,7 +41,34 @@ export class SessionQueriesService {
   }
 
   async history(tenant: string, sessionId: string, query: HistoryQueryDto): Promise<HistoryResponseDto> {
-    const loaded = await this.load(tenant, sessionId, query.after, query.waitMs);
+    const { loaded, blocksHead } = await this.load(tenant, sessionId, query.after, query.waitMs);
+    // Nothing changed since the last read of the same query: the same answer (the view is a pure function of
+    // the session document, its messages and its blocks; the offset and the head pin all three).
+    const key = JSON.stringify([tenant, sessionId, query.view, query.format, query.budget ?? null]);
+    const hit = this.responses.get(key);
+    this.responses.delete(key);
+    if (hit && hit.lastOffset === loaded.session.lastOffset && hit.blocksHead === blocksHead) {
+      this.responses.set(key, hit);
+      if (hit.compactedOnRead) this.metrics.compactedOnRead.inc();
+      return hit.response;
+    }
+    const response = this.render(sessionId, query, loaded);
+    if (!Number.isNaN(blocksHead)) {
+      this.responses.set(key, {
+        lastOffset: loaded.session.lastOffset,
+        blocksHead,
+        response,
+        compactedOnRead: response.compactedOnRead,
+      });
+      for (const k of this.responses.keys()) {
+        if (this.responses.size <= MAX_CACHED_RESPONSES) break;
+        this.responses.delete(k);
+      }
+    }
+    return response;
+  }
+
+  private render(sessionId: string, query: HistoryQueryDto, loaded: LoadedSession): HistoryResponseDto {
     const view = historyView(loaded, query.view, query.budget);
     if (view.compactedOnRead) this.metrics.compactedOnRead.inc();
     const rendered = renderHistory(view.messages, query.format, { system: loaded.session.config.systemPrompt });
@@ -67,7 +101,7 @@ export class SessionQueriesService {
     after?: string,
     waitMs?: number,
   ): Promise<StatsView & { projectedOffset: string }> {
-    const loaded = await this.load(tenant, sessionId, after, waitMs);
+    const { loaded } = await this.load(tenant, sessionId, after, waitMs);
     const stats = statsView(loaded);
     return {
       ...stats,
@@ -77,8 +111,8 @@ export class SessionQueriesService {
   }
 
   async blocks(tenant: string, sessionId: string, after?: string, waitMs?: number) {
-    const session = await this.sessionAfter(tenant, sessionId, after, waitMs);
-    const docs = await this.blockCache.blocks(tenant, sessionId);
+    const { session } = await this.sessionAfter(tenant, sessionId, after, waitMs);
+    const { docs } = await this.blockCache.blocks(tenant, sessionId);
     return {
       sessionId,
       blocks: docs.map((d) => ({
@@ -100,13 +134,21 @@ export class SessionQueriesService {
     };
   }
 
-  private async load(tenant: string, sessionId: string, after?: string, waitMs?: number): Promise<LoadedSession> {
-    const session = await this.sessionAfter(tenant, sessionId, after, waitMs);
+  private async load(
+    tenant: string,
+    sessionId: string,
+    after?: string,
+    waitMs?: number,
+  ): Promise<{ loaded: LoadedSession; blocksHead: number }> {
+    // The blocks are looked up alongside the session; again if the session had to be waited for.
+    const early = this.blockCache.blocks(tenant, sessionId);
+    early.catch(() => undefined); // awaited below unless the session lookup fails first
+    const { session, waited } = await this.sessionAfter(tenant, sessionId, after, waitMs);
     const [messages, blocks] = await Promise.all([
       this.messageCache.messages(sessionId, session.messageCount),
-      this.blockCache.blocks(tenant, sessionId),
+      waited ? this.blockCache.blocks(tenant, sessionId) : early,
     ]);
-    return { session, messages, blocks };
+    return { loaded: { session, messages, blocks: blocks.docs }, blocksHead: blocks.head };
   }
 
   /**
@@ -118,13 +160,13 @@ export class SessionQueriesService {
     sessionId: string,
     after?: string,
     waitMs?: number,
-  ): Promise<SessionDocument> {
+  ): Promise<{ session: SessionDocument; waited: boolean }> {
     const target = after === undefined ? undefined : Number(after);
     const budget = Math.min(waitMs ?? this.defaultWaitMs, this.maxWaitMs);
     const deadline = Date.now() + budget;
-    for (;;) {
+    for (let waited = false; ; waited = true) {
       const session = await findSession(this.store, tenant, sessionId);
-      if (session && (target === undefined || session.lastOffset >= target)) return session;
+      if (session && (target === undefined || session.lastOffset >= target)) return { session, waited };
       if (target === undefined) throw new NotFoundException(`session ${sessionId} not found`);
       const left = deadline - Date.now();
       if (left <= 0) {
