@@ -58,4 +58,20 @@ describe('local MongoDB-wire server (smoke)', () => {
     const doc = await Session.findById('sess-1').lean();
     expect(doc).toMatchObject({ createdBy: 'first-writer', lastSeen: 2 });
   });
+
+  // deploy/local/ferretdb/patches/02: FerretDB v1.24.2 kept every statement's connection until the end of an
+  // `update` command, so one bulk write of 100 or more updates waited forever for a connection of its pool of
+  // 100 (and held the whole database). The projector writes one session update per session of a batch.
+  it('takes one bulk write of 250 updates by _id (the size of a projector batch over 250 sessions)', async () => {
+    const collection = connection.db!.collection<{ _id: string; lastOffset: number }>('bulk_updates');
+    await collection.insertMany(Array.from({ length: 250 }, (_, i) => ({ _id: `s${i}`, lastOffset: 0 })));
+    const result = await collection.bulkWrite(
+      Array.from({ length: 250 }, (_, i) => ({
+        updateOne: { filter: { _id: `s${i}`, lastOffset: 0 }, update: { $set: { lastOffset: i + 1 } } },
+      })),
+      { ordered: false },
+    );
+    expect(result.matchedCount).toBe(250);
+    expect(await collection.findOne({ _id: 's249' })).toEqual({ _id: 's249', lastOffset: 250 });
+  }, 30_000);
 });
