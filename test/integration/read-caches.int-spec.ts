@@ -8,7 +8,6 @@ import { SessionProjectorService } from '../../apps/session-service/src/projecto
 import { BlockCache } from '../../apps/session-service/src/queries/block-cache';
 import { MessageCache } from '../../apps/session-service/src/queries/message-cache';
 import { blocksOf } from '../../apps/session-service/src/read-models/blocks/block.query';
-import { messagesFrom } from '../../apps/session-service/src/read-models/messages/message.query';
 import { ensureReadModelIndexes, ReadModelStore } from '../../apps/session-service/src/read-models/read-model.store';
 import { ProjectionConflictError } from '../../apps/session-service/src/read-models/sessions/session-stream.projection';
 import { InMemoryReadModel } from '../../apps/session-service/src/read-models/testing/in-memory-read-model';
@@ -148,7 +147,10 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
             const doc = await store.sessions.findOne({ _id: sessionId });
             const count = doc?.messageCount ?? 0;
             const cached = await messageCache.messages(sessionId, count);
-            const stored = await messagesFrom(store, sessionId, 0, count);
+            const stored = await store.messages
+              .find({ sessionId, position: { $lt: count } })
+              .sort({ position: 1 })
+              .toArray();
             expect(cached.map((m) => [m.position, m.message])).toEqual(stored.map((m) => [m.position, m.message]));
             const cachedBlocks = (await blockCache.blocks(tenant, sessionId)).docs;
             const storedBlocks = (await blocksOf(store, sessionId)).filter((b) => b.tenant === tenant);

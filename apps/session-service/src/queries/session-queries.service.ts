@@ -12,8 +12,12 @@ import { BlockCache } from './block-cache';
 import { MessageCache } from './message-cache';
 import { historyView, statsView, type LoadedSession, type StatsView } from './session-view';
 
-/** How often a read waiting for its write looks at the database when no in-process news arrives. */
-const POLL_MS = 50;
+/**
+ * When a read waiting for its write looks at the database again if no in-process news arrives (the session
+ * may be projected by another instance): after 25 ms, then twice as long each time up to 400 ms, so many
+ * waiting readers do not add up to a load that slows the projector they wait for.
+ */
+const POLL_MS = { first: 25, max: 400 };
 /** History responses kept for reads that find nothing changed (keyed by session, tenant and query). */
 const MAX_CACHED_RESPONSES = 1_000;
 
@@ -164,6 +168,7 @@ export class SessionQueriesService {
     const target = after === undefined ? undefined : Number(after);
     const budget = Math.min(waitMs ?? this.defaultWaitMs, this.maxWaitMs);
     const deadline = Date.now() + budget;
+    let poll = POLL_MS.first;
     for (let waited = false; ; waited = true) {
       const session = await findSession(this.store, tenant, sessionId);
       if (session && (target === undefined || session.lastOffset >= target)) return { session, waited };
@@ -176,7 +181,8 @@ export class SessionQueriesService {
             ' — retry, or check the projection lag on /metrics',
         );
       }
-      await this.progress.next(sessionId, Math.min(left, POLL_MS));
+      await this.progress.next(sessionId, Math.min(left, poll));
+      poll = Math.min(POLL_MS.max, poll * 2);
     }
   }
 }
