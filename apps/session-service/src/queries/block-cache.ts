@@ -33,6 +33,8 @@ export class BlockCache {
   private readonly partitions = new Map<number, { last: number; contiguousFrom: number }>();
   /** Reads in flight: a batch handed over meanwhile marks them, and what they read is then not kept. */
   private readonly reading = new Map<string, Set<{ offered: boolean }>>();
+  /** Reads in flight by session, shared by concurrent readers that need no later head. */
+  private readonly loading = new Map<string, { head: number; promise: Promise<{ entry: Entry; kept: boolean }> }>();
 
   constructor(
     private readonly store: ReadModelStore,
@@ -43,31 +45,46 @@ export class BlockCache {
 
   /** The tenant's blocks of the session, and the head they are current at (NaN: not kept, do not key on it). */
   async blocks(tenant: string, sessionId: string): Promise<{ head: number; docs: readonly BlockDocument[] }> {
+    const head = await blockHeadOf(this.store, sessionId);
+    const cached = this.sessions.get(sessionId);
+    const { entry, kept } =
+      cached && cached.head >= head ? { entry: cached, kept: true } : await this.load(sessionId, head);
+    if (kept) this.touch(sessionId, entry);
+    return { head: kept ? entry.head : NaN, docs: entry.docs.filter((d) => d.tenant === tenant) };
+  }
+
+  /**
+   * Reads the session's blocks at `head` or later. Concurrent reads of one session share one query; with no
+   * block event projected (head -1) there is nothing to read. What was read while a batch of the session was
+   * handed over may miss that batch: it is returned, not kept.
+   */
+  private load(sessionId: string, head: number): Promise<{ entry: Entry; kept: boolean }> {
+    const inflight = this.loading.get(sessionId);
+    if (inflight && inflight.head >= head) return inflight.promise;
     const reading = { offered: false };
     const readers = this.reading.get(sessionId) ?? new Set();
     this.reading.set(sessionId, readers.add(reading));
-    try {
-      const head = await blockHeadOf(this.store, sessionId);
-      let entry = this.sessions.get(sessionId);
-      if (!entry || entry.head < head) {
-        const docs = await blocksOf(this.store, sessionId);
+    const promise = (async () => {
+      try {
+        const docs = head < 0 ? [] : await blocksOf(this.store, sessionId);
         const now = this.sessions.get(sessionId); // a batch may have moved it further meanwhile
-        if (now && now.head > head) entry = now;
-        else if (reading.offered) {
-          // May miss that batch: not kept, and no head to key on.
-          return { head: NaN, docs: docs.filter((d) => d.tenant === tenant) };
-        } else {
-          this.total += docs.length - (now?.docs.length ?? 0);
-          entry = { head, docs };
-          this.sessions.set(sessionId, entry);
-        }
+        if (now && now.head > head) return { entry: now, kept: true };
+        if (reading.offered) return { entry: { head, docs }, kept: false };
+        this.total += docs.length - (now?.docs.length ?? 0);
+        const entry = { head, docs };
+        this.sessions.set(sessionId, entry);
+        return { entry, kept: true };
+      } finally {
+        readers.delete(reading);
+        if (readers.size === 0 && this.reading.get(sessionId) === readers) this.reading.delete(sessionId);
       }
-      this.touch(sessionId, entry);
-      return { head: entry.head, docs: entry.docs.filter((d) => d.tenant === tenant) };
-    } finally {
-      readers.delete(reading);
-      if (readers.size === 0 && this.reading.get(sessionId) === readers) this.reading.delete(sessionId);
-    }
+    })();
+    this.loading.set(sessionId, { head, promise });
+    const settled = () => {
+      if (this.loading.get(sessionId)?.promise === promise) this.loading.delete(sessionId);
+    };
+    promise.then(settled, settled);
+    return promise;
   }
 
   private offer(written: BlocksWritten): void {
