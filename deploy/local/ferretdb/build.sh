@@ -24,7 +24,8 @@ cd "$work"
 GOFLAGS=-mod=mod go mod vendor
 chmod -R u+w vendor
 for p in "$here"/patches/*.patch; do
-  git apply --directory=vendor/github.com/FerretDB/FerretDB -p1 "$p" ||
+  # GIT_CEILING_DIRECTORIES: never inside another repository's work tree (git apply would patch relative to it).
+  GIT_CEILING_DIRECTORIES="$(dirname "$work")" git apply --directory=vendor/github.com/FerretDB/FerretDB -p1 "$p" ||
     { echo "build.sh: $(basename "$p") does not apply (another FerretDB version?)" >&2; exit 1; }
 done
 CGO_ENABLED=0 go build -mod=vendor -trimpath -o "$out" .
