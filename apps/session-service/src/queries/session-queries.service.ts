@@ -18,8 +18,11 @@ import { historyView, statsView, type LoadedSession, type StatsView } from './se
  * waiting readers do not add up to a load that slows the projector they wait for.
  */
 const POLL_MS = { first: 25, max: 400 };
-/** History responses kept for reads that find nothing changed (keyed by session, tenant and query). */
-const MAX_CACHED_RESPONSES = 1_000;
+/**
+ * History responses kept for reads that find nothing changed (keyed by session, tenant and query), bounded by
+ * their tokens (~4 characters each): about 16 MB of message text in all; a larger single response is not kept.
+ */
+const MAX_CACHED_RESPONSE_TOKENS = 4_000_000;
 
 /** The read use cases, served from the read model (three indexed queries per read). */
 @Injectable()
@@ -31,6 +34,7 @@ export class SessionQueriesService {
     string,
     { lastOffset: number; blocksHead: number; response: HistoryResponseDto; compactedOnRead: boolean }
   >();
+  private cachedTokens = 0;
 
   constructor(
     private readonly store: ReadModelStore,
@@ -50,23 +54,27 @@ export class SessionQueriesService {
     // the session document, its messages and its blocks; the offset and the head pin all three).
     const key = JSON.stringify([tenant, sessionId, query.view, query.format, query.budget ?? null]);
     const hit = this.responses.get(key);
-    this.responses.delete(key);
-    if (hit && hit.lastOffset === loaded.session.lastOffset && hit.blocksHead === blocksHead) {
-      this.responses.set(key, hit);
-      if (hit.compactedOnRead) this.metrics.compactedOnRead.inc();
-      return hit.response;
+    if (hit) {
+      this.responses.delete(key); // re-inserted when kept: Map order is the LRU order
+      this.cachedTokens -= hit.response.tokens;
     }
-    const response = this.render(sessionId, query, loaded);
-    if (!Number.isNaN(blocksHead)) {
+    const response =
+      hit && hit.lastOffset === loaded.session.lastOffset && hit.blocksHead === blocksHead
+        ? hit.response
+        : this.render(sessionId, query, loaded);
+    if (response === hit?.response && hit.compactedOnRead) this.metrics.compactedOnRead.inc();
+    if (!Number.isNaN(blocksHead) && response.tokens <= MAX_CACHED_RESPONSE_TOKENS / 4) {
       this.responses.set(key, {
         lastOffset: loaded.session.lastOffset,
         blocksHead,
         response,
         compactedOnRead: response.compactedOnRead,
       });
-      for (const k of this.responses.keys()) {
-        if (this.responses.size <= MAX_CACHED_RESPONSES) break;
+      this.cachedTokens += response.tokens;
+      for (const [k, entry] of this.responses) {
+        if (this.cachedTokens <= MAX_CACHED_RESPONSE_TOKENS) break;
         this.responses.delete(k);
+        this.cachedTokens -= entry.response.tokens;
       }
     }
     return response;
