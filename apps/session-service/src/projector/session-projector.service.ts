@@ -39,11 +39,7 @@ export class SessionProjectorService {
     const plan = await projectBlockStream(this.store, records);
     if (records.length > 0) {
       const sessions = new Map<string, { head: number; docs: BlockDocument[] }>();
-      for (const r of records) {
-        const s = sessions.get(r.event.sessionId) ?? { head: -1, docs: [] };
-        s.head = Math.max(s.head, r.offset);
-        sessions.set(r.event.sessionId, s);
-      }
+      for (const [sessionId, head] of plan.heads) sessions.set(sessionId, { head, docs: [] });
       for (const { doc } of plan.blocks) sessions.get(doc.sessionId)?.docs.push(doc);
       this.progress.blocksProjected({
         partition: batch.partition,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ProjectionProgress, type BlocksWritten } from '../projector/projection-progress';
 import type { BlockDocument } from '../read-models/blocks/block.document';
+import { PartitionContiguity } from '../read-models/partition-contiguity';
 import { blockHeadOf, blocksOf } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
 
@@ -29,8 +30,8 @@ interface Entry {
 export class BlockCache {
   private readonly sessions = new Map<string, Entry>();
   private total = 0;
-  /** Per block-stream partition: the last offset handed over, and from which offset on nothing was skipped. */
-  private readonly partitions = new Map<number, { last: number; contiguousFrom: number }>();
+  /** Per block-stream partition: from which offset on every batch was handed over. */
+  private readonly partitions = new PartitionContiguity();
   /** Reads in flight: a batch handed over meanwhile marks them, and what they read is then not kept. */
   private readonly reading = new Map<string, Set<{ offered: boolean }>>();
   /** Reads in flight by session, shared by concurrent readers that need no later head. */
@@ -88,12 +89,7 @@ export class BlockCache {
   }
 
   private offer(written: BlocksWritten): void {
-    const seen = this.partitions.get(written.partition);
-    const contiguousFrom =
-      seen && written.firstOffset <= seen.last + 1
-        ? Math.min(seen.contiguousFrom, written.firstOffset)
-        : written.firstOffset;
-    this.partitions.set(written.partition, { last: Math.max(written.lastOffset, seen?.last ?? -1), contiguousFrom });
+    const contiguousFrom = this.partitions.handled(written.partition, written.firstOffset, written.lastOffset);
     for (const [sessionId, change] of written.sessions) {
       for (const reading of this.reading.get(sessionId) ?? []) reading.offered = true;
       const entry = this.sessions.get(sessionId);

@@ -47,7 +47,7 @@ export function planBlockStream(records: readonly PositionedEvent[], snapshot: B
 export async function projectBlockStream(
   store: ReadModelStore,
   records: readonly PositionedEvent[],
-): Promise<BlockStreamPlan> {
+): Promise<BlockStreamPlan & { readonly heads: ReadonlyMap<string, number> }> {
   // Only reverts need the stored document; a block.created of a stored id is refused by the insert-once
   // below as it would be by the fold. (One lookup by _id each: FerretDB v1 scans the collection for an `$in`.)
   const ids = [
@@ -79,5 +79,5 @@ export async function projectBlockStream(
       { ordered: false },
     );
   }
-  return plan;
+  return { ...plan, heads };
 }

@@ -4,6 +4,7 @@ import type { mongo } from 'mongoose';
 import { evolveMessage } from '../messages/message.evolve';
 import type { MessageDocument } from '../messages/message.document';
 import type { ReadModelStore } from '../read-model.store';
+import { PartitionContiguity } from '../partition-contiguity';
 import { insertOnce } from '../storable';
 import type { SessionDocument } from './session.document';
 import { evolveSession } from './session.evolve';
@@ -95,8 +96,7 @@ export class ProjectionConflictError extends Error {}
  */
 export class SessionCache {
   private readonly sessions = new Map<string, { doc: SessionDocument; ids?: Map<string, number> }>();
-  /** Per partition: the last offset projected, and from which offset on every record was projected here. */
-  private readonly partitions = new Map<number, { last: number; contiguousFrom: number }>();
+  private readonly partitions = new PartitionContiguity();
 
   constructor(private readonly maxSessions = 20_000) {}
 
@@ -104,9 +104,7 @@ export class SessionCache {
   get(sessionId: string, partition: number, batchFirstOffset: number) {
     const entry = this.sessions.get(sessionId);
     if (!entry) return undefined;
-    const seen = this.partitions.get(partition);
-    const contiguousFrom = seen && batchFirstOffset <= seen.last + 1 ? seen.contiguousFrom : batchFirstOffset;
-    if (entry.doc.lastOffset + 1 < contiguousFrom) return undefined;
+    if (entry.doc.lastOffset + 1 < this.partitions.before(partition, batchFirstOffset)) return undefined;
     this.sessions.delete(sessionId); // re-inserted: Map order is the LRU order
     this.sessions.set(sessionId, entry);
     return entry;
@@ -114,9 +112,7 @@ export class SessionCache {
 
   /** After a durable write of a partition's batch [first, last]. */
   projected(partition: number, first: number, last: number): void {
-    const seen = this.partitions.get(partition);
-    const contiguousFrom = seen && first <= seen.last + 1 ? Math.min(seen.contiguousFrom, first) : first;
-    this.partitions.set(partition, { last: Math.max(last, seen?.last ?? -1), contiguousFrom });
+    this.partitions.handled(partition, first, last);
   }
 
   set(doc: SessionDocument, ids: Map<string, number> | undefined): void {
