@@ -1,5 +1,5 @@
 /**
- * The local MongoDB-wire server's cost per request as collections grow (deploy/local/README.md, "Two patches").
+ * The local MongoDB-wire server's cost per request as collections grow (deploy/local/README.md, "Patches").
  *
  *   npm run bench:mongo-wire            # against the local stack (`npm start` or deploy/local/stack up)
  *
@@ -34,6 +34,10 @@ async function main(): Promise<void> {
       await c.insertMany(Array.from({ length: n }, (_, i) => ({ _id: `s${i}`, lastOffset: 0 })));
       const last = `s${n - 1}`;
       await time('updateOne({_id})', n, (i) => c.updateOne({ _id: last }, { $set: { lastOffset: i } }));
+      // A guarded update (the projector's session write): `_id` and a condition on another field.
+      await time('updateOne({_id, lastOffset})', n, (i) =>
+        c.updateOne({ _id: last, lastOffset: { $gte: 0 } }, { $set: { lastOffset: i + 1 } }),
+      );
       await time('findOne({_id})', n, () => c.findOne({ _id: last }));
       await time('find({_id: {$in: [one id]}})', n, () => c.find({ _id: { $in: [last] } }).toArray());
       await time('insertOne', n, (i) => c.insertOne({ _id: `new${i}`, lastOffset: 0 }));

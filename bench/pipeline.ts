@@ -692,9 +692,14 @@ async function growth(
 }
 
 /** One GET of the session service as the bench tenant, on a keep-alive agent. */
+/**
+ * One GET on a keep-alive agent. A request on a kept socket that the server closed meanwhile (its keep-alive
+ * timeout) fails with ECONNRESET before anything was sent: that one is sent again on a new socket (the retry
+ * Node's http documentation gives for `reusedSocket`).
+ */
 function httpGet(agent: http.Agent, base: string, path: string): Promise<{ status: number; body: string }> {
   const url = new URL(path, base);
-  return new Promise((done, fail) => {
+  return new Promise<{ status: number; body: string }>((done, fail) => {
     const req = http.get(
       { host: url.hostname, port: url.port, path: url.pathname + url.search, agent, headers: { 'x-tenant': 'bench' } },
       (res) => {
@@ -704,7 +709,9 @@ function httpGet(agent: http.Agent, base: string, path: string): Promise<{ statu
         res.on('error', fail);
       },
     );
-    req.on('error', fail);
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      req.reusedSocket && error.code === 'ECONNRESET' ? httpGet(agent, base, path).then(done, fail) : fail(error),
+    );
   });
 }
 

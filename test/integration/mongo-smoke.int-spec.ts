@@ -74,4 +74,28 @@ describe('local MongoDB-wire server (smoke)', () => {
     expect(result.matchedCount).toBe(250);
     expect(await collection.findOne({ _id: 's249' })).toEqual({ _id: 's249', lastOffset: 250 });
   }, 30_000);
+
+  // deploy/local/ferretdb/patches/01 and 03: a lookup by `_id` uses the `_id` index, also when the filter has
+  // other conditions (the projector's guarded session write); unpatched, both plans are a SCAN of the table.
+  it('looks documents up by _id through the _id index, alone or with other conditions, and still applies them', async () => {
+    const db = connection.db!;
+    const collection = db.collection<{ _id: string; lastOffset: number }>('guarded');
+    await collection.insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: `s${i}`, lastOffset: i })));
+    const planOf = async (filter: object) => {
+      const explained = await db.command({ explain: { find: 'guarded', filter } });
+      return (explained.queryPlanner as { Plan: string[] }).Plan.join('\n');
+    };
+    expect(await planOf({ _id: 's7' })).toMatch(/SEARCH .* USING INDEX/);
+    expect(await planOf({ _id: 's7', lastOffset: 7 })).toMatch(/SEARCH .* USING INDEX/);
+    expect(await planOf({ lastOffset: 7 })).toMatch(/SCAN/); // the probe can tell a scan from a search
+
+    // The other conditions are still applied to the document found by _id.
+    expect(await collection.findOne({ _id: 's7', lastOffset: 8 })).toBeNull();
+    const stale = await collection.updateOne({ _id: 's7', lastOffset: 6 }, { $set: { lastOffset: 100 } });
+    expect(stale.matchedCount).toBe(0);
+    const current = await collection.updateOne({ _id: 's7', lastOffset: 7 }, { $set: { lastOffset: 8 } });
+    expect(current.modifiedCount).toBe(1);
+    expect(await collection.findOne({ _id: 's7', lastOffset: { $gte: 8 } })).toEqual({ _id: 's7', lastOffset: 8 });
+    expect(await collection.countDocuments({ lastOffset: 8 })).toBe(2); // s7 and s8
+  });
 });
