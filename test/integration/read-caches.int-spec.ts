@@ -7,24 +7,36 @@ import { ProjectionProgress } from '../../apps/session-service/src/projector/pro
 import { SessionProjectorService } from '../../apps/session-service/src/projector/session-projector.service';
 import { BlockCache } from '../../apps/session-service/src/queries/block-cache';
 import { MessageCache } from '../../apps/session-service/src/queries/message-cache';
+import { ProjectedSessions } from '../../apps/session-service/src/queries/projected-sessions';
 import { blocksOf } from '../../apps/session-service/src/read-models/blocks/block.query';
 import { ensureReadModelIndexes, ReadModelStore } from '../../apps/session-service/src/read-models/read-model.store';
 import { ProjectionConflictError } from '../../apps/session-service/src/read-models/sessions/session-stream.projection';
+import { findSession } from '../../apps/session-service/src/read-models/sessions/session.query';
 import { InMemoryReadModel } from '../../apps/session-service/src/read-models/testing/in-memory-read-model';
 import { testStack, unique } from '../support/stack-settings';
 
 /**
  * The session service's in-memory state against the real MongoDB-wire server: the projector's session cache,
- * and the read side's message and block caches fed by the projector of their own instance. Two projector
- * instances ("this" one, whose caches are checked, and another one) take turns on the same partition, in
- * random batches, as after rebalances; reads come in between. Every read must equal a fresh database read,
- * and the read model must equal a single in-memory projection of the same streams.
+ * and the read side's sessions, message and block caches fed by the projector of their own instance. Two
+ * projector instances ("this" one, whose caches are checked, and another one) take turns on the same
+ * partition, in random batches, as after rebalances: this instance owns the partition during its turns and
+ * loses it (a rebalance) before each turn of the other. Reads come in between. Every read must equal a fresh
+ * database read, and the read model must equal a single in-memory projection of the same streams.
  */
 describe('read caches and the projector session cache (real MongoDB-wire server)', () => {
   let connection: Connection;
+  /** Lookups the server received, by collection (command monitoring): to tell answers from memory. */
+  const finds = new Map<string, number>();
 
   beforeAll(async () => {
-    connection = await mongoose.createConnection(testStack().mongoUri, { dbName: unique('caches') }).asPromise();
+    connection = await mongoose
+      .createConnection(testStack().mongoUri, { dbName: unique('caches'), monitorCommands: true })
+      .asPromise();
+    connection.getClient().on('commandStarted', (event) => {
+      if (event.commandName !== 'find') return;
+      const collection = String((event.command as { find: unknown }).find);
+      finds.set(collection, (finds.get(collection) ?? 0) + 1);
+    });
   });
 
   afterAll(async () => {
@@ -115,6 +127,13 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
 
   it('every read equals a fresh database read, whichever instance projected each batch', async () => {
     let run = 0;
+    /** Reads answered without a lookup: the session, and the blocks without their head. */
+    const fromMemory = { sessions: 0, blocks: 0, reads: 0 };
+    const counted = async <T>(collection: string, read: () => Promise<T>): Promise<[T, boolean]> => {
+      const before = finds.get(collection) ?? 0;
+      const value = await read();
+      return [value, (finds.get(collection) ?? 0) === before];
+    };
     await fc.assert(
       fc.asyncProperty(
         fc.array(step, { minLength: 5, maxLength: 40 }),
@@ -123,6 +142,10 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
             size: fc.integer({ min: 1, max: 6 }),
             other: fc.boolean(),
             read: fc.option(fc.nat(5), { nil: undefined }),
+            /** A read as soon as the partition changed hands, before the turn's batches. */
+            readFirst: fc.option(fc.nat(5), { nil: undefined }),
+            /** Reads while the turn's batches are written (started after `delayMs`); later reads check them. */
+            readDuring: fc.option(fc.record({ which: fc.nat(5), delayMs: fc.nat(6) }), { nil: undefined }),
           }),
           {
             minLength: 1,
@@ -138,12 +161,19 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
           const other = new SessionProjectorService(store, new ProjectionProgress());
           const messageCache = new MessageCache(store, progress);
           const blockCache = new BlockCache(store, progress);
+          const projectedSessions = new ProjectedSessions(store, progress);
           const { session, blocks } = streams(steps);
+          const OWNED = { partitions: [0], partitionCount: 1 };
+          let owner: 'self' | 'other' | undefined;
           const done = { session: 0, blocks: 0 };
 
           const check = async (which: number) => {
             const sessionId = SESSIONS[which % SESSIONS.length]!;
             const tenant = TENANTS[which % 2]!;
+            const [kept, sessionFromMemory] = await counted('sessions', () =>
+              projectedSessions.find(tenant, sessionId),
+            );
+            expect(kept).toEqual(await findSession(store, tenant, sessionId));
             const doc = await store.sessions.findOne({ _id: sessionId });
             const count = doc?.messageCount ?? 0;
             const cached = await messageCache.messages(sessionId, count);
@@ -152,20 +182,42 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
               .sort({ position: 1 })
               .toArray();
             expect(cached.map((m) => [m.position, m.message])).toEqual(stored.map((m) => [m.position, m.message]));
-            const cachedBlocks = (await blockCache.blocks(tenant, sessionId)).docs;
+            const [cachedBlocks, blocksFromMemory] = await counted('session_block_heads', () =>
+              blockCache.blocks(tenant, sessionId),
+            );
             const storedBlocks = (await blocksOf(store, sessionId)).filter((b) => b.tenant === tenant);
-            expect(cachedBlocks).toEqual(storedBlocks);
+            expect(cachedBlocks.docs).toEqual(storedBlocks);
+            fromMemory.reads++;
+            if (sessionFromMemory) fromMemory.sessions++;
+            if (blocksFromMemory) fromMemory.blocks++;
           };
 
           // The turns cycle until both streams are projected: batches alternate between the two instances.
           for (let t = 0; done.session < session.length || done.blocks < blocks.length; t++) {
             const turn = turns[t % turns.length]!;
             const projector = turn.other ? other : self;
+            // The partition changes hands: this instance loses it before the other's turn, gets it back after.
+            if (turn.other && owner !== 'other') progress.assigned({});
+            if (!turn.other && owner !== 'self') progress.assigned({ sessionEvents: OWNED, blocks: OWNED });
+            owner = turn.other ? 'other' : 'self';
+            if (turn.readFirst !== undefined) await check(turn.readFirst);
             const [from, to] = [done.session, Math.min(session.length, done.session + turn.size)];
-            if (to > from) await withRetry(() => projector.projectSessionEvents(batchOf(session, from, to)));
-            done.session = to;
             const [bFrom, bTo] = [done.blocks, Math.min(blocks.length, done.blocks + turn.size)];
-            if (bTo > bFrom) await withRetry(() => projector.projectBlocks(batchOf(blocks, bFrom, bTo)));
+            const during = turn.readDuring;
+            await Promise.all([
+              (async () => {
+                if (to > from) await withRetry(() => projector.projectSessionEvents(batchOf(session, from, to)));
+                if (bTo > bFrom) await withRetry(() => projector.projectBlocks(batchOf(blocks, bFrom, bTo)));
+              })(),
+              during &&
+                (async () => {
+                  await new Promise((r) => setTimeout(r, during.delayMs));
+                  const sessionId = SESSIONS[during.which % SESSIONS.length]!;
+                  await projectedSessions.find(TENANTS[0]!, sessionId);
+                  await blockCache.blocks(TENANTS[0]!, sessionId);
+                })(),
+            ]);
+            done.session = to;
             done.blocks = bTo;
             if (turn.read !== undefined) await check(turn.read);
           }
@@ -196,7 +248,7 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
               { kind: 'revert', session: 0, tenant: 0, id: 0 },
               { kind: 'block', session: 0, tenant: 0, id: 0 },
             ],
-            [{ size: 1, other: false, read: 0 }],
+            [{ size: 1, other: false, read: 0, readFirst: undefined, readDuring: undefined }],
           ],
           // The other instance projects a session again after this one moved it (its cached copy is stale).
           [
@@ -207,14 +259,18 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
               { kind: 'message', session: 0, tenant: 0, clientId: undefined },
             ],
             [
-              { size: 1, other: true, read: undefined },
-              { size: 3, other: false, read: undefined },
-              { size: 1, other: false, read: undefined },
-              { size: 2, other: true, read: undefined },
+              { size: 1, other: true, read: undefined, readFirst: undefined, readDuring: undefined },
+              { size: 3, other: false, read: undefined, readFirst: undefined, readDuring: undefined },
+              { size: 1, other: false, read: undefined, readFirst: undefined, readDuring: undefined },
+              { size: 2, other: true, read: undefined, readFirst: undefined, readDuring: undefined },
             ],
           ],
         ],
       },
     );
+    // Not vacuous: many reads were answered from memory (and the rest by the database).
+    expect(fromMemory.sessions).toBeGreaterThan(fromMemory.reads / 8);
+    expect(fromMemory.blocks).toBeGreaterThan(fromMemory.reads / 8);
+    expect(fromMemory.sessions).toBeLessThan(fromMemory.reads);
   });
 });

@@ -8,7 +8,7 @@ import {
   SessionCache,
   type PositionedEvent,
 } from '../read-models/sessions/session-stream.projection';
-import { ProjectionProgress } from './projection-progress';
+import { ProjectionProgress, type ProjectedStream } from './projection-progress';
 
 /**
  * The projector's use case: one partition's batch of a stream → the read model, in one guarded bulk write
@@ -26,17 +26,25 @@ export class SessionProjectorService {
   ) {}
 
   async projectSessionEvents(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
-    const plan = await projectSessionStream(this.store, positioned(batch), this.sessions);
-    this.progress.projected(
-      plan.sessions.map((s) => s.doc._id),
-      plan.messages,
+    const records = positioned(batch);
+    const plan = await this.failing('sessionEvents', batch, () =>
+      projectSessionStream(this.store, records, this.sessions),
     );
+    if (records.length > 0) {
+      this.progress.sessionsProjected({
+        partition: batch.partition,
+        firstOffset: records[0]!.offset,
+        lastOffset: records[records.length - 1]!.offset,
+        sessions: plan.sessions.map((s) => s.doc),
+        messages: plan.messages,
+      });
+    }
     return { poison: plan.poison.map((p) => ({ offset: String(p.offset), reason: p.reason })) };
   }
 
   async projectBlocks(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
     const records = positioned(batch);
-    const plan = await projectBlockStream(this.store, records);
+    const plan = await this.failing('blocks', batch, () => projectBlockStream(this.store, records));
     if (records.length > 0) {
       const sessions = new Map<string, { head: number; docs: BlockDocument[] }>();
       for (const [sessionId, head] of plan.heads) sessions.set(sessionId, { head, docs: [] });
@@ -49,6 +57,16 @@ export class SessionProjectorService {
       });
     }
     return { poison: plan.poison.map((p) => ({ offset: String(p.offset), reason: p.reason })) };
+  }
+
+  /** A batch that fails may have written part of its effects: the read side stops trusting its memory of them. */
+  private async failing<T>(stream: ProjectedStream, batch: KafkaEventBatch, project: () => Promise<T>): Promise<T> {
+    try {
+      return await project();
+    } catch (error) {
+      this.progress.failed(stream, batch.partition);
+      throw error;
+    }
   }
 }
 

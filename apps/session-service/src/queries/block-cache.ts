@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ProjectionProgress, type BlocksWritten } from '../projector/projection-progress';
+import { ProjectionProgress, type BlocksWritten, type PartitionPosition } from '../projector/projection-progress';
 import type { BlockDocument } from '../read-models/blocks/block.document';
 import { PartitionContiguity } from '../read-models/partition-contiguity';
 import { blockHeadOf, blocksOf } from '../read-models/blocks/block.query';
@@ -13,6 +13,8 @@ interface Entry {
   head: number;
   /** Every tenant's documents of the session, by creation offset. */
   docs: BlockDocument[];
+  /** The run of the session's block partition the entry is current in (`ProjectionProgress.position`). */
+  run?: number;
 }
 
 /**
@@ -24,7 +26,9 @@ interface Entry {
  *
  * The projector of this instance hands over each block-stream batch it wrote; a batch moves an entry forward
  * without a read when nothing of the session can be missing in between: this instance has projected every
- * record of the partition since the entry's head (`contiguousFrom`).
+ * record of the partition since the entry's head (`contiguousFrom`). While this instance owns the partition and
+ * its run is unbroken since the entry was current (`ProjectionProgress.position`), the entry is answered without
+ * looking the head up.
  */
 @Injectable()
 export class BlockCache {
@@ -39,18 +43,29 @@ export class BlockCache {
 
   constructor(
     private readonly store: ReadModelStore,
-    progress: ProjectionProgress,
+    private readonly progress: ProjectionProgress,
   ) {
-    progress.onBlocksWritten((written) => this.offer(written));
+    progress.onBlocksWritten((written, at) => this.offer(written, at));
   }
 
   /** The tenant's blocks of the session, and the head they are current at (NaN: not kept, do not key on it). */
   async blocks(tenant: string, sessionId: string): Promise<{ head: number; docs: readonly BlockDocument[] }> {
-    const head = await blockHeadOf(this.store, sessionId);
+    const before = this.progress.position('blocks', sessionId);
     const cached = this.sessions.get(sessionId);
+    if (cached && before && cached.run === before.run) {
+      this.touch(sessionId, cached);
+      return { head: cached.head, docs: cached.docs.filter((d) => d.tenant === tenant) };
+    }
+    const head = await blockHeadOf(this.store, sessionId);
+    const current = this.sessions.get(sessionId); // a batch handed over meanwhile may have moved it
     const { entry, kept } =
-      cached && cached.head >= head ? { entry: cached, kept: true } : await this.load(sessionId, head);
-    if (kept) this.touch(sessionId, entry);
+      current && current.head >= head ? { entry: current, kept: true } : await this.load(sessionId, head);
+    if (kept) {
+      // What was read is current in the run of `before`: a batch of the session handed over during the reads
+      // either moved the entry (and the head check saw it) or made `load` not keep what it read.
+      if (before) entry.run = before.run;
+      this.touch(sessionId, entry);
+    }
     return { head: kept ? entry.head : NaN, docs: entry.docs.filter((d) => d.tenant === tenant) };
   }
 
@@ -88,7 +103,7 @@ export class BlockCache {
     return promise;
   }
 
-  private offer(written: BlocksWritten): void {
+  private offer(written: BlocksWritten, at: PartitionPosition): void {
     const contiguousFrom = this.partitions.handled(written.partition, written.firstOffset, written.lastOffset);
     for (const [sessionId, change] of written.sessions) {
       for (const reading of this.reading.get(sessionId) ?? []) reading.offered = true;
@@ -108,7 +123,7 @@ export class BlockCache {
       }
       docs.sort((a, b) => a.createdOffset - b.createdOffset);
       this.total += docs.length - entry.docs.length;
-      this.sessions.set(sessionId, { head: change.head, docs });
+      this.sessions.set(sessionId, { head: change.head, docs, run: at.run });
     }
   }
 

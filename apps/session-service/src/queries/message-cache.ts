@@ -27,7 +27,7 @@ export class MessageCache {
     private readonly store: ReadModelStore,
     progress: ProjectionProgress,
   ) {
-    progress.onMessagesWritten((written) => this.offer(written));
+    progress.onSessionsWritten((written) => this.offer(written.messages));
   }
 
   async messages(sessionId: string, count: number): Promise<readonly MessageView[]> {

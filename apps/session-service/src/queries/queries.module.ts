@@ -4,6 +4,7 @@ import { ReadModelModule } from '../read-models/read-model.module';
 import { HistoryController } from './history.controller';
 import { BlockCache } from './block-cache';
 import { MessageCache } from './message-cache';
+import { ProjectedSessions } from './projected-sessions';
 import { SessionQueriesService } from './session-queries.service';
 import { SessionStatsController } from './session-stats.controller';
 
@@ -11,6 +12,6 @@ import { SessionStatsController } from './session-stats.controller';
 @Module({
   imports: [ReadModelModule, ProjectorModule],
   controllers: [HistoryController, SessionStatsController],
-  providers: [SessionQueriesService, MessageCache, BlockCache],
+  providers: [SessionQueriesService, ProjectedSessions, MessageCache, BlockCache],
 })
 export class QueriesModule {}

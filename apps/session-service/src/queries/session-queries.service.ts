@@ -3,13 +3,12 @@ import { ConfigService } from '@nestjs/config';
 import { renderHistory } from '@ctxledger/context-engine';
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { ProjectionProgress } from '../projector/projection-progress';
-import { ReadModelStore } from '../read-models/read-model.store';
 import type { SessionDocument } from '../read-models/sessions/session.document';
-import { findSession } from '../read-models/sessions/session.query';
 import type { HistoryQueryDto } from './dto/history-query.dto';
 import type { HistoryResponseDto } from './dto/history-response.dto';
 import { BlockCache } from './block-cache';
 import { MessageCache } from './message-cache';
+import { ProjectedSessions } from './projected-sessions';
 import { historyView, statsView, type LoadedSession, type StatsView } from './session-view';
 
 /**
@@ -37,7 +36,7 @@ export class SessionQueriesService {
   private cachedTokens = 0;
 
   constructor(
-    private readonly store: ReadModelStore,
+    private readonly sessions: ProjectedSessions,
     private readonly progress: ProjectionProgress,
     private readonly metrics: ProjectionMetrics,
     private readonly messageCache: MessageCache,
@@ -178,7 +177,7 @@ export class SessionQueriesService {
     const deadline = Date.now() + budget;
     let poll = POLL_MS.first;
     for (let waited = false; ; waited = true) {
-      const session = await findSession(this.store, tenant, sessionId);
+      const session = await this.sessions.find(tenant, sessionId);
       if (session && (target === undefined || session.lastOffset >= target)) return { session, waited };
       if (target === undefined) throw new NotFoundException(`session ${sessionId} not found`);
       const left = deadline - Date.now();

@@ -48,8 +48,16 @@ export interface KafkaEventTransportOptions {
   readonly onOutcome?: (topic: string, outcome: ConsumeOutcome) => void;
   /** Called once at start with the group and a probe of its lag by topic (metrics measure it at scrape time). */
   readonly onLagProbe?: (groupId: string, probe: () => Promise<Record<string, number>>) => void;
-  /** Called after partitions are assigned (a consumer restarted or the group rebalanced). */
-  readonly onAssigned?: (assignment: Record<string, number[]>) => void;
+  /**
+   * Called after partitions are assigned (a consumer restarted or the group rebalanced), with the partition
+   * count of each of the transport's topics (read at start).
+   */
+  readonly onAssigned?: (assignment: Record<string, number[]>, partitionCounts: ReadonlyMap<string, number>) => void;
+  /**
+   * Called when this member may be losing its partitions: a rebalance began, the consumer stopped or crashed.
+   * Until the next `onAssigned`, another member may be consuming them.
+   */
+  readonly onRevoked?: () => void;
   /**
    * Streams whose newly assigned partitions are read again from their first offset, so a consumer that keeps
    * state in memory rebuilds it from the log after a restart or rebalance. Records below the committed offset
@@ -86,8 +94,8 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private assigned = new Set<string>();
   /** Settles when the seeks of the latest assignment are done; batches wait for it. */
   private assignmentReady: Promise<void> = Promise.resolve();
-  /** Partition counts of the guarded topics. */
-  private readonly guardedPartitions = new Map<string, number>();
+  /** Partition counts of the topics, read at start. */
+  private readonly partitionCounts = new Map<string, number>();
   private heartbeatIntervalMs = 1000;
   /** Admin client of the lag probe, connected on first use. */
   private lagAdmin?: Promise<Admin>;
@@ -172,15 +180,19 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
-      this.options.onAssigned?.(payload.memberAssignment);
+      this.options.onAssigned?.(payload.memberAssignment, this.partitionCounts);
       this.assignmentReady = this.prepareReplayWithRetry(payload.memberAssignment);
       // Awaited by every batch (which then fails and is retried by kafkajs); never an unhandled rejection.
       this.assignmentReady.catch(() => undefined);
     });
+    const revoked = () => this.options.onRevoked?.();
+    for (const event of [this.consumer.events.REBALANCING, this.consumer.events.STOP, this.consumer.events.CRASH]) {
+      this.consumer.on(event, revoked);
+    }
     await this.producer.connect();
     await this.consumer.connect();
     this.options.onLagProbe?.(groupId, () => this.lag());
-    await this.loadGuardedPartitions();
+    await this.loadPartitionCounts();
     await this.consumer.subscribe({
       topics: streams.map((s) => topics[s]),
       fromBeginning: this.options.fromBeginning ?? true,
@@ -252,14 +264,12 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     }
   }
 
-  private async loadGuardedPartitions(): Promise<void> {
-    const guarded = (this.options.partitionGuard?.streams ?? []).map((s) => this.options.topics[s]);
-    if (guarded.length === 0) return;
+  private async loadPartitionCounts(): Promise<void> {
     const admin = this.options.kafka.admin();
     await admin.connect();
     try {
-      const { topics } = await admin.fetchTopicMetadata({ topics: guarded });
-      for (const t of topics) this.guardedPartitions.set(t.name, t.partitions.length);
+      const { topics } = await admin.fetchTopicMetadata({ topics: [...this.streamOfTopic.keys()] });
+      for (const t of topics) this.partitionCounts.set(t.name, t.partitions.length);
     } finally {
       await admin.disconnect();
     }
@@ -270,7 +280,9 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
    * first when this consumer is the forwarder (not during a replay: it was forwarded the first time).
    */
   private async misplaced(topic: string, partition: number, message: KafkaMessage): Promise<boolean> {
-    const count = this.guardedPartitions.get(topic);
+    const stream = this.streamOfTopic.get(topic);
+    if (!stream || !this.options.partitionGuard?.streams.includes(stream)) return false;
+    const count = this.partitionCounts.get(topic);
     const key = message.key?.toString();
     if (count === undefined || key === undefined || key.length === 0) return false;
     const proper = keyPartition(topic, key, count);

@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { ProjectionProgress, samePosition } from '../projector/projection-progress';
+import { ReadModelStore } from '../read-models/read-model.store';
+import type { SessionDocument } from '../read-models/sessions/session.document';
+
+/** Session documents kept at most; the least recently used go first. */
+const MAX_SESSIONS = 50_000;
+
+/**
+ * The session documents of the partitions this instance projects, answered from memory while they are
+ * current (`ProjectionProgress.position`: the partition is owned here and its run is unbroken since the
+ * document was kept); otherwise read by `_id`. Kept: what the projector wrote, and what a read found while no
+ * batch of the partition was handled (a batch written during the read may be missing from it).
+ */
+@Injectable()
+export class ProjectedSessions {
+  private readonly sessions = new Map<string, { doc: SessionDocument; run: number }>();
+
+  constructor(
+    private readonly store: ReadModelStore,
+    private readonly progress: ProjectionProgress,
+  ) {
+    progress.onSessionsWritten((written, at) => {
+      for (const doc of written.sessions) this.keep(doc, at.run);
+    });
+  }
+
+  /** The session as its tenant sees it (another tenant's session does not exist for them). */
+  async find(tenant: string, sessionId: string): Promise<SessionDocument | null> {
+    const before = this.progress.position('sessionEvents', sessionId);
+    const kept = this.sessions.get(sessionId);
+    let doc: SessionDocument | null;
+    if (kept && kept.run === before?.run) {
+      doc = kept.doc;
+      this.keep(doc, kept.run); // most recently used
+    } else {
+      doc = await this.store.sessions.findOne({ _id: sessionId });
+      if (doc && before && samePosition(before, this.progress.position('sessionEvents', sessionId))) {
+        this.keep(doc, before.run);
+      }
+    }
+    return doc && doc.tenant === tenant ? doc : null;
+  }
+
+  private keep(doc: SessionDocument, run: number): void {
+    this.sessions.delete(doc._id); // re-inserted: Map order is the LRU order
+    this.sessions.set(doc._id, { doc, run });
+    for (const id of this.sessions.keys()) {
+      if (this.sessions.size <= MAX_SESSIONS) break;
+      this.sessions.delete(id);
+    }
+  }
+}
