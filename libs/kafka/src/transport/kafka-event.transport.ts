@@ -99,6 +99,8 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private heartbeatIntervalMs = 1000;
   /** Admin client of the lag probe, connected on first use. */
   private lagAdmin?: Promise<Admin>;
+  /** Handlers by event pattern, looked up once (Nest's lookup JSON-parses the pattern and throws for a plain one). */
+  private readonly handlerOfPattern = new Map<string, MessageHandler | null>();
 
   constructor(private readonly options: KafkaEventTransportOptions) {
     super();
@@ -157,6 +159,20 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       await failed?.then((a) => a.disconnect()).catch(() => undefined);
       throw error;
     }
+  }
+
+  override addHandler(...args: Parameters<Server['addHandler']>): void {
+    super.addHandler(...args);
+    this.handlerOfPattern.clear();
+  }
+
+  override getHandlerByPattern(pattern: string): MessageHandler | null {
+    let handler = this.handlerOfPattern.get(pattern);
+    if (handler === undefined) {
+      handler = super.getHandlerByPattern(pattern);
+      this.handlerOfPattern.set(pattern, handler);
+    }
+    return handler;
   }
 
   on(): never {
