@@ -96,6 +96,7 @@ const SIZE = {
   pipelineRecords: Q ? 3000 : 10_000,
   latencySessions: Q ? 20 : 50,
   latencySeconds: Q ? 4 : 15,
+  idleSeconds: Q ? 2 : 10,
   growth: Q
     ? [
         { size: 100, sessions: 4 },
@@ -881,6 +882,16 @@ async function main(): Promise<void> {
         log(`pipeline: ${JSON.stringify(results.pipeline)}`);
       }
       if (phases.has('latency')) {
+        // What the processes use with nothing to do (heartbeats, long-polling fetches, metrics), to read the
+        // latency runs' CPU against.
+        const c0 = cpuSnapshot(pids);
+        const t0 = nowMs();
+        await sleep(SIZE.idleSeconds * 1000);
+        const idle = cpuDelta(c0, cpuSnapshot(pids));
+        results.idleCpuPercent = Object.fromEntries(
+          Object.entries(idle).map(([k, ms]) => [k, round((ms * 100) / (nowMs() - t0), 0)]),
+        );
+        log(`idle: ${JSON.stringify(results.idleCpuPercent)}`);
         const runs: LatencyResult[] = [];
         for (const rate of opts.latencyRates.split(',').map(Number)) {
           runs.push(await latency(main, kafka, producer, pool, rate, pids));
@@ -949,6 +960,7 @@ function print(r: {
   machine: { cpu: string; cores: number; node: string; loadAverageStart: number[]; loadAverageEnd: number[] };
   ceiling?: CeilingResult;
   pipeline?: PipelineResult;
+  idleCpuPercent?: Record<string, number>;
   latency?: LatencyResult[];
   growth?: { bands: GrowthBand[]; gets: GetResult[] };
   scaleOut?: ScaleResult[];
@@ -990,8 +1002,16 @@ function print(r: {
       'user+system, /proc',
     ]);
   }
+  if (r.idleCpuPercent) {
+    const busy = totalCpu(r.idleCpuPercent);
+    t.push([
+      'idle CPU of the deployment (% of one core)',
+      `${busy}%`,
+      `before the latency runs, ${SIZE.idleSeconds} s with no load: ${JSON.stringify(r.idleCpuPercent)}`,
+    ]);
+  }
   for (const l of r.latency ?? []) {
-    const busy = Object.values(l.cpuPercent).reduce((a, b) => a + b, 0);
+    const busy = totalCpu(l.cpuPercent);
     t.push([
       `publish → visible p50 / p95 / p99 (ms) at ${l.offeredPerSec} msg/s`,
       `${l.p50} / ${l.p95} / ${l.p99}`,
@@ -1049,3 +1069,8 @@ main().then(
     process.exit(1);
   },
 );
+
+/** The sum over the processes ('kafka JIT' is part of 'kafka', not added). */
+function totalCpu(byProcess: Record<string, number>): number {
+  return Object.entries(byProcess).reduce((sum, [k, v]) => (k === 'kafka JIT' ? sum : sum + v), 0);
+}
