@@ -107,6 +107,44 @@ describe('session service HTTP API (real Kafka + MongoDB-wire)', () => {
     });
   });
 
+  it('answers a repeated query from what it kept, per query, and anew after a write', async () => {
+    const s = sid('kept');
+    const write = await api.call('POST', `/v1/sessions/${s}/messages`, {
+      messages: [
+        { role: 'user', content: 'first question' },
+        { role: 'assistant', content: 'first answer' },
+      ],
+    });
+    const queries = ['format=openai', 'format=anthropic', 'format=generic&view=full', 'format=openai&budget=50000'];
+    const first = new Map<string, unknown>();
+    for (const q of queries) {
+      const r = await api.call('GET', `/v1/sessions/${s}/history?${q}&after=${write.body.waitToken}`);
+      expect(r.status).toBe(200);
+      first.set(q, r.body);
+    }
+    expect(first.get('format=openai')).not.toEqual(first.get('format=anthropic'));
+    expect((first.get('format=openai&budget=50000') as { budget: number }).budget).toBe(50_000);
+    // Interleaved re-reads of the unchanged session: each query gets its own answer back, never another's.
+    for (const q of [...queries, ...queries.slice().reverse()]) {
+      const again = await api.call('GET', `/v1/sessions/${s}/history?${q}`);
+      expect(again.body).toEqual(first.get(q));
+    }
+    expect(
+      (await api.call('GET', `/v1/sessions/${s}/history?format=openai`, undefined, { 'X-Tenant': 'acme' })).status,
+    ).toBe(404);
+
+    const next = await api.call('POST', `/v1/sessions/${s}/messages`, { role: 'user', content: 'second question' });
+    const after = await api.call('GET', `/v1/sessions/${s}/history?format=openai&after=${next.body.waitToken}`);
+    expect(after.body.messages).toEqual([
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: 'second question' },
+    ]);
+    expect(after.body.projectedOffset).not.toBe(
+      (first.get('format=openai') as { projectedOffset: string }).projectedOffset,
+    );
+  });
+
   it('a retried POST with the same Idempotency-Key adds nothing', async () => {
     const s = sid('idem');
     const body = {
