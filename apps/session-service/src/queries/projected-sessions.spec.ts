@@ -38,14 +38,18 @@ function storeWithPendingLookups() {
   return { store, pending };
 }
 
-const OWNED = { partitions: [0], partitionCount: 1 };
+/** This instance's read side, its projector owning the (only) partition of the session stream. */
+function owningPartition() {
+  const { store, pending } = storeWithPendingLookups();
+  const progress = new ProjectionProgress();
+  const sessions = new ProjectedSessions(store, progress);
+  progress.assigned({ sessionEvents: { partitions: [0], partitionCount: 1 } });
+  return { pending, progress, sessions };
+}
 
 describe('ProjectedSessions', () => {
   it('answers what this instance projected from memory while it owns the partition, and reads otherwise', async () => {
-    const { store, pending } = storeWithPendingLookups();
-    const progress = new ProjectionProgress();
-    const sessions = new ProjectedSessions(store, progress);
-    progress.assigned({ sessionEvents: OWNED });
+    const { pending, progress, sessions } = owningPartition();
     progress.sessionsProjected(batch(0, doc('a', 0)));
 
     expect(await sessions.find('t', 'a')).toEqual(doc('a', 0));
@@ -60,10 +64,7 @@ describe('ProjectedSessions', () => {
   });
 
   it('does not keep a read that a batch of the partition overtook (the read may predate the batch)', async () => {
-    const { store, pending } = storeWithPendingLookups();
-    const progress = new ProjectionProgress();
-    const sessions = new ProjectedSessions(store, progress);
-    progress.assigned({ sessionEvents: OWNED });
+    const { pending, progress, sessions } = owningPartition();
     progress.sessionsProjected(batch(0, doc('other', 0)));
 
     const read = sessions.find('t', 'b'); // not in memory: looked up
@@ -76,10 +77,7 @@ describe('ProjectedSessions', () => {
   });
 
   it('keeps a read made while no batch of the partition was handled, until the run ends', async () => {
-    const { store, pending } = storeWithPendingLookups();
-    const progress = new ProjectionProgress();
-    const sessions = new ProjectedSessions(store, progress);
-    progress.assigned({ sessionEvents: OWNED });
+    const { pending, progress, sessions } = owningPartition();
     progress.sessionsProjected(batch(0, doc('other', 0)));
 
     const read = sessions.find('t', 'c');
@@ -96,10 +94,7 @@ describe('ProjectedSessions', () => {
   });
 
   it('stops trusting a partition whose batch failed', async () => {
-    const { store, pending } = storeWithPendingLookups();
-    const progress = new ProjectionProgress();
-    const sessions = new ProjectedSessions(store, progress);
-    progress.assigned({ sessionEvents: OWNED });
+    const { pending, progress, sessions } = owningPartition();
     progress.sessionsProjected(batch(0, doc('d', 0)));
     progress.failed('sessionEvents', 0);
 
