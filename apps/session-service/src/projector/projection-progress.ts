@@ -51,7 +51,8 @@ export interface StreamAssignment {
  * It also tells when memory is as good as the database. While this instance's consumer owns a partition (from
  * the group's assignment until the next rebalance), nobody else writes the partition's sessions, so state kept
  * from this instance's own writes is current as long as it has handled every batch of the partition since
- * (one unbroken run, `position`). A rebalance, a gap between batches or a failed batch ends the run.
+ * (one unbroken run, `position`). A rebalance, a gap between batches or a failed batch ends the run; and the
+ * ownership itself holds only while the group has recently confirmed this member (`memberUntil`).
  */
 @Injectable()
 export class ProjectionProgress {
@@ -63,6 +64,8 @@ export class ProjectionProgress {
     blocks: new PartitionContiguity(),
   };
   private owned: Partial<Record<ProjectedStream, { partitions: ReadonlySet<number>; count: number }>> = {};
+  /** Until when this member cannot have been expelled from the group (unbounded: nothing says otherwise). */
+  private memberConfirmedUntil = Infinity;
 
   /** Called with every durable session-stream batch of this instance's projector (before the waiters wake). */
   onSessionsWritten(listener: (written: SessionsWritten, at: PartitionPosition) => void): void {
@@ -86,6 +89,11 @@ export class ProjectionProgress {
     for (const runs of Object.values(this.runs)) runs.forget();
   }
 
+  /** The group confirmed this member: it cannot have lost its partitions before `holdsUntil` (epoch ms). */
+  memberUntil(holdsUntil: number): void {
+    this.memberConfirmedUntil = holdsUntil;
+  }
+
   /** A batch of the partition failed: what it wrote before failing is not known here, so its run ends. */
   failed(stream: ProjectedStream, partition: number): void {
     this.runs[stream].forget([partition]);
@@ -97,7 +105,7 @@ export class ProjectionProgress {
    */
   position(stream: ProjectedStream, sessionId: string): PartitionPosition | undefined {
     const owned = this.owned[stream];
-    if (!owned) return undefined;
+    if (!owned || Date.now() > this.memberConfirmedUntil) return undefined;
     const partition = keyPartition('', sessionId, owned.count);
     return owned.partitions.has(partition) ? this.runs[stream].position(partition) : undefined;
   }

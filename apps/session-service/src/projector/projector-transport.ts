@@ -36,6 +36,7 @@ export function projectorTransport(app: INestApplication, groupId?: string): Kaf
         },
       }),
     onRevoked: () => progress?.assigned({}),
+    onMembership: (holdsUntil) => progress?.memberUntil(holdsUntil),
     // Records a raw producer put on another partition than their key's are skipped here: the compaction
     // service forwards them to the right one, where they are projected in the session's order.
     partitionGuard: { streams: ['sessionEvents'], forward: false },

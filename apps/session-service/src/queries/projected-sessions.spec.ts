@@ -93,6 +93,25 @@ describe('ProjectedSessions', () => {
     expect(await again).toEqual(doc('c', 2));
   });
 
+  it('stops trusting the partition when the group has not confirmed this member for too long', async () => {
+    const { pending, progress, sessions } = owningPartition();
+    progress.memberUntil(Date.now() + 60_000);
+    progress.sessionsProjected(batch(0, doc('e', 0)));
+    expect(await sessions.find('t', 'e')).toEqual(doc('e', 0));
+    expect(pending).toHaveLength(0);
+
+    progress.memberUntil(Date.now() - 1); // the last heartbeat is older than the group's session timeout allows
+    const read = sessions.find('t', 'e');
+    expect(pending).toHaveLength(1); // another member may own the partition by now: the database answers
+    pending.shift()!.answer(doc('e', 0));
+    expect(await read).toEqual(doc('e', 0));
+
+    // A later heartbeat answered: the member was never expelled (else a rejoin and a new assignment), memory holds.
+    progress.memberUntil(Date.now() + 60_000);
+    expect(await sessions.find('t', 'e')).toEqual(doc('e', 0));
+    expect(pending).toHaveLength(0);
+  });
+
   it('stops trusting a partition whose batch failed', async () => {
     const { pending, progress, sessions } = owningPartition();
     progress.sessionsProjected(batch(0, doc('d', 0)));

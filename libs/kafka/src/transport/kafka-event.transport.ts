@@ -59,6 +59,13 @@ export interface KafkaEventTransportOptions {
    */
   readonly onRevoked?: () => void;
   /**
+   * Called when the group confirms this member (it joined, or a heartbeat was answered) with the time until which
+   * it cannot have been expelled: the coordinator drops a member only after a session timeout without heartbeats.
+   * A member whose event loop stalled past it learns so only at its next heartbeat, and meanwhile must not assume
+   * it still owns its partitions.
+   */
+  readonly onMembership?: (holdsUntil: number) => void;
+  /**
    * Streams whose newly assigned partitions are read again from their first offset, so a consumer that keeps
    * state in memory rebuilds it from the log after a restart or rebalance. Records below the committed offset
    * reach handlers with `context.isReplay()` true (fold, do not emit).
@@ -194,9 +201,13 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       sessionTimeout,
       heartbeatInterval: this.heartbeatIntervalMs,
     });
+    // A margin of two heartbeats under the session timeout: the answer's time is later than the coordinator's.
+    const confirmed = () => this.options.onMembership?.(Date.now() + sessionTimeout - 2 * this.heartbeatIntervalMs);
+    this.consumer.on(this.consumer.events.HEARTBEAT, confirmed);
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
       this.options.onAssigned?.(payload.memberAssignment, this.partitionCounts);
+      confirmed();
       this.assignmentReady = this.prepareReplayWithRetry(payload.memberAssignment);
       // Awaited by every batch (which then fails and is retried by kafkajs); never an unhandled rejection.
       this.assignmentReady.catch(() => undefined);
