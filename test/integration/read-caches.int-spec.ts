@@ -213,8 +213,9 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
                 (async () => {
                   await new Promise((r) => setTimeout(r, during.delayMs));
                   const sessionId = SESSIONS[during.which % SESSIONS.length]!;
-                  await projectedSessions.find(TENANTS[0]!, sessionId);
+                  const found = await projectedSessions.find(TENANTS[0]!, sessionId);
                   await blockCache.blocks(TENANTS[0]!, sessionId);
+                  await messageCache.messages(sessionId, found?.messageCount ?? 0);
                 })(),
             ]);
             done.session = to;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ProjectionProgress, type BlocksWritten, type PartitionPosition } from '../projector/projection-progress';
 import type { BlockDocument } from '../read-models/blocks/block.document';
 import { PartitionContiguity } from '../read-models/partition-contiguity';
@@ -32,8 +33,11 @@ interface Entry {
  */
 @Injectable()
 export class BlockCache {
-  private readonly sessions = new Map<string, Entry>();
-  private total = 0;
+  /** By session, sized by their block documents; least recently read sessions go first. */
+  private readonly sessions = new LRUCache<string, Entry>({
+    maxSize: MAX_CACHED_BLOCKS,
+    sizeCalculation: (entry) => Math.max(1, entry.docs.length),
+  });
   /** Per block-stream partition: from which offset on every batch was handed over. */
   private readonly partitions = new PartitionContiguity();
   /** Reads in flight: a batch handed over meanwhile marks them, and what they read is then not kept. */
@@ -53,19 +57,15 @@ export class BlockCache {
     const before = this.progress.position('blocks', sessionId);
     const cached = this.sessions.get(sessionId);
     if (cached && before && cached.run === before.run) {
-      this.touch(sessionId, cached);
       return { head: cached.head, docs: cached.docs.filter((d) => d.tenant === tenant) };
     }
     const head = await blockHeadOf(this.store, sessionId);
     const current = this.sessions.get(sessionId); // a batch handed over meanwhile may have moved it
     const { entry, kept } =
       current && current.head >= head ? { entry: current, kept: true } : await this.load(sessionId, head);
-    if (kept) {
-      // What was read is current in the run of `before`: a batch of the session handed over during the reads
-      // either moved the entry (and the head check saw it) or made `load` not keep what it read.
-      if (before) entry.run = before.run;
-      this.touch(sessionId, entry);
-    }
+    // What was read is current in the run of `before`: a batch of the session handed over during the reads
+    // either moved the entry (and the head check saw it) or made `load` not keep what it read.
+    if (kept && before) entry.run = before.run;
     return { head: kept ? entry.head : NaN, docs: entry.docs.filter((d) => d.tenant === tenant) };
   }
 
@@ -83,10 +83,9 @@ export class BlockCache {
     const promise = (async () => {
       try {
         const docs = head < 0 ? [] : await blocksOf(this.store, sessionId);
-        const now = this.sessions.get(sessionId); // a batch may have moved it further meanwhile
+        const now = this.sessions.peek(sessionId); // a batch may have moved it further meanwhile
         if (now && now.head > head) return { entry: now, kept: true };
         if (reading.offered) return { entry: { head, docs }, kept: false };
-        this.total += docs.length - (now?.docs.length ?? 0);
         const entry = { head, docs };
         this.sessions.set(sessionId, entry);
         return { entry, kept: true };
@@ -107,11 +106,10 @@ export class BlockCache {
     const contiguousFrom = this.partitions.handled(written.partition, written.firstOffset, written.lastOffset);
     for (const [sessionId, change] of written.sessions) {
       for (const reading of this.reading.get(sessionId) ?? []) reading.offered = true;
-      const entry = this.sessions.get(sessionId);
+      const entry = this.sessions.peek(sessionId);
       if (!entry || entry.head >= change.head) continue;
       if (entry.head + 1 < contiguousFrom) {
         this.sessions.delete(sessionId); // something in between may be missing: read it again
-        this.total -= entry.docs.length;
         continue;
       }
       const docs = entry.docs.slice(); // readers may hold the old array
@@ -122,18 +120,7 @@ export class BlockCache {
         else if (docs[at]!.createdOffset === doc.createdOffset) docs[at] = doc;
       }
       docs.sort((a, b) => a.createdOffset - b.createdOffset);
-      this.total += docs.length - entry.docs.length;
       this.sessions.set(sessionId, { head: change.head, docs, run: at.run });
-    }
-  }
-
-  private touch(sessionId: string, entry: Entry): void {
-    this.sessions.delete(sessionId); // re-inserted: Map order is the LRU order
-    this.sessions.set(sessionId, entry);
-    for (const [id, e] of this.sessions) {
-      if (this.total <= MAX_CACHED_BLOCKS || id === sessionId) break;
-      this.sessions.delete(id);
-      this.total -= e.docs.length;
     }
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ProjectionProgress } from '../projector/projection-progress';
 import { messageDocumentId, type MessageDocument, type MessageView } from '../read-models/messages/message.document';
 import { ReadModelStore } from '../read-models/read-model.store';
@@ -20,8 +21,11 @@ const LOOKUPS_IN_FLIGHT = 16;
  */
 @Injectable()
 export class MessageCache {
-  private readonly sessions = new Map<string, MessageView[]>();
-  private total = 0;
+  /** By session: its messages from position 0 on (sized by their number). */
+  private readonly sessions = new LRUCache<string, MessageView[]>({
+    maxSize: MAX_CACHED_MESSAGES,
+    sizeCalculation: (messages) => Math.max(1, messages.length),
+  });
 
   constructor(
     private readonly store: ReadModelStore,
@@ -32,32 +36,32 @@ export class MessageCache {
 
   async messages(sessionId: string, count: number): Promise<readonly MessageView[]> {
     let cached = this.sessions.get(sessionId) ?? [];
-    this.sessions.delete(sessionId); // re-inserted below: Map order is the LRU order
     if (cached.length < count) {
+      // Out of the cache while the read goes on: the projector must not append to it meanwhile.
+      this.sessions.delete(sessionId);
       const more = await this.read(sessionId, cached.length, count);
       if (more.length !== count - cached.length || more.some((m, i) => m.position !== cached.length + i)) {
         throw new Error(`session ${sessionId}: positions ${cached.length}..${count - 1} are not all stored`);
       }
-      // Another read or the projector may have extended the entry meanwhile: keep the longer one.
-      const now = this.sessions.get(sessionId);
-      if (now && now.length > cached.length) cached = now;
-      else {
-        this.total += more.length;
-        cached = cached.concat(more);
-      }
+      // Another read may have put a longer one back meanwhile: keep the longer one.
+      const now = this.sessions.peek(sessionId);
+      cached = now && now.length > cached.length ? now : cached.concat(more);
     }
-    this.remember(sessionId, cached);
+    // Kept (also empty: the projector's next messages of the session then need no read).
+    this.sessions.set(sessionId, cached);
     return cached.slice(0, count); // a copy: the projector may append to the entry while the read goes on
   }
 
   /** Messages the projector just stored: appended to the sessions they continue (read sessions only). */
   private offer(written: readonly MessageDocument[]): void {
+    const grown = new Set<string>();
     for (const m of written) {
-      const cached = this.sessions.get(m.sessionId);
+      const cached = this.sessions.peek(m.sessionId);
       if (cached?.length !== m.position) continue;
       cached.push({ position: m.position, message: m.message, tokens: m.tokens, tokenProfile: m.tokenProfile });
-      this.total++;
+      grown.add(m.sessionId);
     }
+    for (const sessionId of grown) this.sessions.set(sessionId, this.sessions.peek(sessionId)!); // sized again
   }
 
   private async read(sessionId: string, from: number, to: number): Promise<MessageView[]> {
@@ -78,15 +82,5 @@ export class MessageCache {
       if (docs.some((d) => d === null)) break;
     }
     return out;
-  }
-
-  private remember(sessionId: string, docs: MessageView[]): void {
-    this.sessions.delete(sessionId);
-    this.sessions.set(sessionId, docs);
-    for (const [id, entry] of this.sessions) {
-      if (this.total <= MAX_CACHED_MESSAGES || id === sessionId) break;
-      this.sessions.delete(id);
-      this.total -= entry.length;
-    }
   }
 }

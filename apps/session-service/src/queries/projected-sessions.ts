@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ProjectionProgress, samePosition } from '../projector/projection-progress';
 import { ReadModelStore } from '../read-models/read-model.store';
 import type { SessionDocument } from '../read-models/sessions/session.document';
@@ -14,14 +15,14 @@ const MAX_SESSIONS = 50_000;
  */
 @Injectable()
 export class ProjectedSessions {
-  private readonly sessions = new Map<string, { doc: SessionDocument; run: number }>();
+  private readonly sessions = new LRUCache<string, { doc: SessionDocument; run: number }>({ max: MAX_SESSIONS });
 
   constructor(
     private readonly store: ReadModelStore,
     private readonly progress: ProjectionProgress,
   ) {
     progress.onSessionsWritten((written, at) => {
-      for (const doc of written.sessions) this.keep(doc, at.run);
+      for (const doc of written.sessions) this.sessions.set(doc._id, { doc, run: at.run });
     });
   }
 
@@ -30,24 +31,13 @@ export class ProjectedSessions {
     const before = this.progress.position('sessionEvents', sessionId);
     const kept = this.sessions.get(sessionId);
     let doc: SessionDocument | null;
-    if (kept && kept.run === before?.run) {
-      doc = kept.doc;
-      this.keep(doc, kept.run); // most recently used
-    } else {
+    if (kept && kept.run === before?.run) doc = kept.doc;
+    else {
       doc = await this.store.sessions.findOne({ _id: sessionId });
       if (doc && before && samePosition(before, this.progress.position('sessionEvents', sessionId))) {
-        this.keep(doc, before.run);
+        this.sessions.set(doc._id, { doc, run: before.run });
       }
     }
     return doc && doc.tenant === tenant ? doc : null;
-  }
-
-  private keep(doc: SessionDocument, run: number): void {
-    this.sessions.delete(doc._id); // re-inserted: Map order is the LRU order
-    this.sessions.set(doc._id, { doc, run });
-    for (const id of this.sessions.keys()) {
-      if (this.sessions.size <= MAX_SESSIONS) break;
-      this.sessions.delete(id);
-    }
   }
 }

@@ -1,6 +1,7 @@
 import { GatewayTimeoutException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { renderHistory } from '@ctxledger/context-engine';
+import { LRUCache } from 'lru-cache';
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { ProjectionProgress } from '../projector/projection-progress';
 import type { SessionDocument } from '../read-models/sessions/session.document';
@@ -29,11 +30,14 @@ export class SessionQueriesService {
   private readonly defaultWaitMs: number;
   private readonly maxWaitMs: number;
   /** The last response per session and query, valid while the session's offset and block head are the same. */
-  private readonly responses = new Map<
+  private readonly responses = new LRUCache<
     string,
     { lastOffset: number; blocksHead: number; response: HistoryResponseDto; compactedOnRead: boolean }
-  >();
-  private cachedTokens = 0;
+  >({
+    maxSize: MAX_CACHED_RESPONSE_TOKENS,
+    maxEntrySize: MAX_CACHED_RESPONSE_TOKENS / 4,
+    sizeCalculation: (entry) => Math.max(1, entry.response.tokens),
+  });
 
   constructor(
     private readonly sessions: ProjectedSessions,
@@ -53,28 +57,20 @@ export class SessionQueriesService {
     // the session document, its messages and its blocks; the offset and the head pin all three).
     const key = JSON.stringify([tenant, sessionId, query.view, query.format, query.budget ?? null]);
     const hit = this.responses.get(key);
-    if (hit) {
-      this.responses.delete(key); // re-inserted when kept: Map order is the LRU order
-      this.cachedTokens -= hit.response.tokens;
-    }
     const response =
       hit && hit.lastOffset === loaded.session.lastOffset && hit.blocksHead === blocksHead
         ? hit.response
         : this.render(sessionId, query, loaded);
     if (response === hit?.response && hit.compactedOnRead) this.metrics.compactedOnRead.inc();
-    if (!Number.isNaN(blocksHead) && response.tokens <= MAX_CACHED_RESPONSE_TOKENS / 4) {
+    if (Number.isNaN(blocksHead)) this.responses.delete(key);
+    else {
+      // A response over the entry limit is not kept (and drops an older one of the key).
       this.responses.set(key, {
         lastOffset: loaded.session.lastOffset,
         blocksHead,
         response,
         compactedOnRead: response.compactedOnRead,
       });
-      this.cachedTokens += response.tokens;
-      for (const [k, entry] of this.responses) {
-        if (this.cachedTokens <= MAX_CACHED_RESPONSE_TOKENS) break;
-        this.responses.delete(k);
-        this.cachedTokens -= entry.response.tokens;
-      }
     }
     return response;
   }

@@ -1,5 +1,6 @@
 import { toEngineConfig, type AnyEvent } from '@ctxledger/contracts';
 import { configure, type TokenCounter } from '@ctxledger/context-engine';
+import { LRUCache } from 'lru-cache';
 import type { mongo } from 'mongoose';
 import { evolveMessage } from '../messages/message.evolve';
 import type { MessageDocument } from '../messages/message.document';
@@ -95,18 +96,18 @@ export class ProjectionConflictError extends Error {}
  * is read again. The guarded write still checks every session; a failed one drops the entries.
  */
 export class SessionCache {
-  private readonly sessions = new Map<string, { doc: SessionDocument; ids?: Map<string, number> }>();
+  private readonly sessions: LRUCache<string, { doc: SessionDocument; ids?: Map<string, number> }>;
   private readonly partitions = new PartitionContiguity();
 
-  constructor(private readonly maxSessions = 20_000) {}
+  constructor(maxSessions = 20_000) {
+    this.sessions = new LRUCache({ max: maxSessions });
+  }
 
   /** The session as this instance last wrote it, if nothing can have moved it since (see the class). */
   get(sessionId: string, partition: number, batchFirstOffset: number) {
     const entry = this.sessions.get(sessionId);
     if (!entry) return undefined;
     if (entry.doc.lastOffset + 1 < this.partitions.before(partition, batchFirstOffset)) return undefined;
-    this.sessions.delete(sessionId); // re-inserted: Map order is the LRU order
-    this.sessions.set(sessionId, entry);
     return entry;
   }
 
@@ -116,12 +117,7 @@ export class SessionCache {
   }
 
   set(doc: SessionDocument, ids: Map<string, number> | undefined): void {
-    this.sessions.delete(doc._id);
     this.sessions.set(doc._id, { doc, ...(ids && { ids }) });
-    for (const id of this.sessions.keys()) {
-      if (this.sessions.size <= this.maxSessions) break;
-      this.sessions.delete(id);
-    }
   }
 
   forget(sessionIds: Iterable<string>): void {
