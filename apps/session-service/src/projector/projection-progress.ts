@@ -32,6 +32,8 @@ export interface BlocksWritten {
 export interface PartitionPosition {
   readonly run: number;
   readonly last: number;
+  /** Every record of the partition from this offset on was handled here, in this run. */
+  readonly from: number;
 }
 
 /** Whether no batch of the partition was handled between two positions (and the run did not end). */

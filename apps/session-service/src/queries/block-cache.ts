@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { ProjectionProgress, type BlocksWritten, type PartitionPosition } from '../projector/projection-progress';
 import type { BlockDocument } from '../read-models/blocks/block.document';
-import { PartitionContiguity } from '../read-models/partition-contiguity';
 import { blockHeadOf, blocksOf } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
 
@@ -27,9 +26,9 @@ interface Entry {
  *
  * The projector of this instance hands over each block-stream batch it wrote; a batch moves an entry forward
  * without a read when nothing of the session can be missing in between: this instance has projected every
- * record of the partition since the entry's head (`contiguousFrom`). While this instance owns the partition and
- * its run is unbroken since the entry was current (`ProjectionProgress.position`), the entry is answered without
- * looking the head up.
+ * record of the partition since the entry's head (`PartitionPosition.from`). While this instance owns the
+ * partition and its run is unbroken since the entry was current (`ProjectionProgress.position`), the entry is
+ * answered without looking the head up.
  */
 @Injectable()
 export class BlockCache {
@@ -38,8 +37,6 @@ export class BlockCache {
     maxSize: MAX_CACHED_BLOCKS,
     sizeCalculation: (entry) => Math.max(1, entry.docs.length),
   });
-  /** Per block-stream partition: from which offset on every batch was handed over. */
-  private readonly partitions = new PartitionContiguity();
   /** Reads in flight: a batch handed over meanwhile marks them, and what they read is then not kept. */
   private readonly reading = new Map<string, Set<{ offered: boolean }>>();
   /** Reads in flight by session, shared by concurrent readers that need no later head. */
@@ -103,12 +100,11 @@ export class BlockCache {
   }
 
   private offer(written: BlocksWritten, at: PartitionPosition): void {
-    const contiguousFrom = this.partitions.handled(written.partition, written.firstOffset, written.lastOffset);
     for (const [sessionId, change] of written.sessions) {
       for (const reading of this.reading.get(sessionId) ?? []) reading.offered = true;
       const entry = this.sessions.peek(sessionId);
       if (!entry || entry.head >= change.head) continue;
-      if (entry.head + 1 < contiguousFrom) {
+      if (entry.head + 1 < at.from) {
         this.sessions.delete(sessionId); // something in between may be missing: read it again
         continue;
       }

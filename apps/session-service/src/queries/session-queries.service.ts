@@ -24,7 +24,10 @@ const POLL_MS = { first: 25, max: 400 };
  */
 const MAX_CACHED_RESPONSE_TOKENS = 4_000_000;
 
-/** The read use cases, served from the read model (three indexed queries per read). */
+/**
+ * The read use cases, served from the read model: the session and its block head from memory while this
+ * instance projects the session's partition (else one `_id` lookup each), the messages and blocks from caches.
+ */
 @Injectable()
 export class SessionQueriesService {
   private readonly defaultWaitMs: number;
@@ -32,7 +35,7 @@ export class SessionQueriesService {
   /** The last response per session and query, valid while the session's offset and block head are the same. */
   private readonly responses = new LRUCache<
     string,
-    { lastOffset: number; blocksHead: number; response: HistoryResponseDto; compactedOnRead: boolean }
+    { lastOffset: number; blocksHead: number; response: HistoryResponseDto }
   >({
     maxSize: MAX_CACHED_RESPONSE_TOKENS,
     maxEntrySize: MAX_CACHED_RESPONSE_TOKENS / 4,
@@ -61,17 +64,11 @@ export class SessionQueriesService {
       hit && hit.lastOffset === loaded.session.lastOffset && hit.blocksHead === blocksHead
         ? hit.response
         : this.render(sessionId, query, loaded);
-    if (response === hit?.response && hit.compactedOnRead) this.metrics.compactedOnRead.inc();
-    if (Number.isNaN(blocksHead)) this.responses.delete(key);
-    else {
-      // A response over the entry limit is not kept (and drops an older one of the key).
-      this.responses.set(key, {
-        lastOffset: loaded.session.lastOffset,
-        blocksHead,
-        response,
-        compactedOnRead: response.compactedOnRead,
-      });
-    }
+    if (response === hit?.response) {
+      if (response.compactedOnRead) this.metrics.compactedOnRead.inc();
+    } else if (Number.isNaN(blocksHead)) this.responses.delete(key);
+    // A response over the entry limit is not kept (and drops an older one of the key).
+    else this.responses.set(key, { lastOffset: loaded.session.lastOffset, blocksHead, response });
     return response;
   }
 

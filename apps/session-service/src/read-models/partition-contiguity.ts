@@ -27,12 +27,12 @@ export class PartitionContiguity {
   }
 
   /**
-   * The partition's current run and last handled offset (undefined before its first batch): the run changes
-   * when a run ends, the offset when a batch was handled.
+   * The partition's current run, its last handled offset and the offset the run started from (undefined before
+   * its first batch): the run changes when a run ends, the last offset when a batch was handled.
    */
-  position(partition: number): { readonly run: number; readonly last: number } | undefined {
+  position(partition: number): { readonly run: number; readonly last: number; readonly from: number } | undefined {
     const seen = this.partitions.get(partition);
-    return seen && { run: seen.run, last: seen.last };
+    return seen && { run: seen.run, last: seen.last, from: seen.contiguousFrom };
   }
 
   /** Ends the runs of the partitions (all when none is given): their next batch starts a new one. */
