@@ -2,6 +2,7 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
+import { answerClientErrors } from './http/client-error';
 import { correlationMiddleware, CorrelationInterceptor } from './logging/http-correlation';
 import { ServiceLogger } from './logging/service-logger';
 
@@ -41,6 +42,8 @@ export async function bootstrapService(
     app.connectMicroservice({ strategy: options.microservice(app) }, { inheritAppConfig: true });
     await app.startAllMicroservices();
   }
+  // Requests the HTTP parser refuses (431, 400, 408) are answered so that a client still sending reads it.
+  answerClientErrors(app.getHttpServer());
   await app.listen(port, host);
   logger.log(`${serviceName} listening on ${await app.getUrl()}`);
   return app;
