@@ -8,20 +8,37 @@ export { SERVICE_NAMES as SERVICES } from '../../tools/local-stack';
  * Brings the local Kafka + MongoDB-wire stack up when it is not already running (and remembers
  * whether it did, so the teardown stops only what this run started), exports its settings to the
  * test workers, installs kcat and prometheus/promtool when missing, and builds the services the tests
- * start as processes.
+ * start as processes. When a later step fails (a build error), the stack it started is stopped again, so the
+ * next run or `npm start` does not meet busy ports.
  * KAFKA_BROKERS / MONGODB_URI already in the environment point the tests at an external stack instead.
  */
 export default function globalSetup(): void {
   const external = Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI);
-  if (!external) {
-    const running = stackIsUp();
-    if (!running) stack('up');
-    process.env.CTXLEDGER_TEST_STARTED_STACK = running ? '0' : '1';
-    Object.assign(process.env, stackEnv());
+  let started = false;
+  try {
+    if (!external) {
+      started = !stackIsUp();
+      if (started) stack('up');
+      process.env.CTXLEDGER_TEST_STARTED_STACK = started ? '1' : '0';
+      Object.assign(process.env, stackEnv());
+    }
+    execFileSync(resolve(repoRoot, 'deploy/local/ensure-kcat'), { stdio: 'inherit', cwd: repoRoot });
+    execFileSync(resolve(repoRoot, 'deploy/local/ensure-prometheus'), { stdio: 'inherit', cwd: repoRoot });
+    for (const name of SERVICE_NAMES) build(name);
+  } catch (error) {
+    if (started) stack('down');
+    throw error;
   }
-  execFileSync(resolve(repoRoot, 'deploy/local/ensure-kcat'), { stdio: 'inherit', cwd: repoRoot });
-  execFileSync(resolve(repoRoot, 'deploy/local/ensure-prometheus'), { stdio: 'inherit', cwd: repoRoot });
-  for (const name of SERVICE_NAMES) {
-    execFileSync(resolve(repoRoot, 'node_modules/.bin/nest'), ['build', name], { stdio: 'ignore', cwd: repoRoot });
+}
+
+/** `nest build <name>`, quiet unless it fails: then the error carries the compiler's output. */
+function build(name: string): void {
+  try {
+    execFileSync(resolve(repoRoot, 'node_modules/.bin/nest'), ['build', name], { stdio: 'pipe', cwd: repoRoot });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`nest build ${name} failed:\n${stdout?.toString() ?? ''}${stderr?.toString() ?? ''}`, {
+      cause: error,
+    });
   }
 }
