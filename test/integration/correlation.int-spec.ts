@@ -182,6 +182,14 @@ describe('correlation ids: HTTP → Kafka → the three services, in JSON logs a
       () => (linesWith(services.summarizer, requestId).length > 0 ? true : undefined),
       "the summarizer's log line",
     );
+    // A service logs what it published once Kafka acknowledged it: the record can reach the reader first.
+    await until(
+      () =>
+        linesWith(services.compaction, requestId).some((l) => messageOf(l).includes(summaryBlock.event.eventId))
+          ? true
+          : undefined,
+      "the compaction service's log line of the summary block",
+    );
 
     // Kafka: every record the request caused carries its id; the configuration its own.
     const appended = ofSession(topics.sessionEvents, 'message.appended');
