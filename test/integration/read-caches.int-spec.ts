@@ -11,7 +11,6 @@ import { ProjectedSessions } from '../../apps/session-service/src/queries/projec
 import { blocksOf } from '../../apps/session-service/src/read-models/blocks/block.query';
 import { ensureReadModelIndexes, ReadModelStore } from '../../apps/session-service/src/read-models/read-model.store';
 import { ProjectionConflictError } from '../../apps/session-service/src/read-models/sessions/session-stream.projection';
-import { findSession } from '../../apps/session-service/src/read-models/sessions/session.query';
 import { InMemoryReadModel } from '../../apps/session-service/src/read-models/testing/in-memory-read-model';
 import { testStack, unique } from '../support/stack-settings';
 
@@ -173,8 +172,12 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
             const [kept, sessionFromMemory] = await counted('sessions', () =>
               projectedSessions.find(tenant, sessionId),
             );
-            expect(kept).toEqual(await findSession(store, tenant, sessionId));
             const doc = await store.sessions.findOne({ _id: sessionId });
+            expect(kept).toEqual(doc?.tenant === tenant ? doc : null); // another tenant's session is not found
+            const otherTenant = TENANTS[(which + 1) % 2]!;
+            expect(await projectedSessions.ownedByAnotherTenant(otherTenant, sessionId)).toBe(
+              doc !== null && doc.tenant !== otherTenant,
+            );
             const count = doc?.messageCount ?? 0;
             const cached = await messageCache.messages(sessionId, count);
             const stored = await store.messages

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ProjectorModule } from '../projector/projector.module';
+import { QueriesModule } from '../queries/queries.module';
 import { ReadModelModule } from '../read-models/read-model.module';
 import { CompactionCommandsController } from './compaction-commands.controller';
 import { MessagesController } from './messages.controller';
@@ -7,9 +8,9 @@ import { SessionCommandsService } from './session-commands.service';
 import { SessionConfigController } from './session-config.controller';
 import { SessionEventPublisher } from './session-event-publisher';
 
-/** The write side of the HTTP API: requests become session-stream events. */
+/** The write side of the HTTP API: requests become session-stream events (sessions looked up as the read side does). */
 @Module({
-  imports: [ReadModelModule, ProjectorModule],
+  imports: [ReadModelModule, ProjectorModule, QueriesModule],
   controllers: [MessagesController, SessionConfigController, CompactionCommandsController],
   providers: [SessionCommandsService, SessionEventPublisher],
 })

@@ -20,7 +20,7 @@ import { classifyProviderError, configure, type ProviderErrorClassification } fr
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { findBlock } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
-import { findSession, ownedByAnotherTenant } from '../read-models/sessions/session.query';
+import { ProjectedSessions } from '../queries/projected-sessions';
 import { unstorableReason } from '../read-models/storable';
 import { AppendTooLargeError, SessionEventPublisher, type Appended } from './session-event-publisher';
 
@@ -41,6 +41,7 @@ export class SessionCommandsService {
   constructor(
     private readonly publisher: SessionEventPublisher,
     private readonly store: ReadModelStore,
+    private readonly sessions: ProjectedSessions,
     private readonly metrics: ProjectionMetrics,
   ) {}
 
@@ -72,7 +73,7 @@ export class SessionCommandsService {
   async configure(tenant: string, sessionId: string, config: SessionConfiguredData): Promise<Accepted> {
     const unstorable = unstorableReason(config.policy ?? {}, 'policy');
     if (unstorable) throw new BadRequestException([unstorable]);
-    const current = await findSession(this.store, tenant, sessionId);
+    const current = await this.sessions.find(tenant, sessionId);
     try {
       // The merged configuration must make a budget the engine accepts (e.g. targetRatio <= threshold).
       configure(toEngineConfig(mergeSessionConfig(current?.config, config)));
@@ -143,12 +144,11 @@ export class SessionCommandsService {
   }
 
   private async existingSession(tenant: string, sessionId: string): Promise<void> {
-    if (!(await findSession(this.store, tenant, sessionId)))
-      throw new NotFoundException(`session ${sessionId} not found`);
+    if (!(await this.sessions.find(tenant, sessionId))) throw new NotFoundException(`session ${sessionId} not found`);
   }
 
   private async refuseOtherTenant(tenant: string, sessionId: string): Promise<void> {
-    if (await ownedByAnotherTenant(this.store, tenant, sessionId))
+    if (await this.sessions.ownedByAnotherTenant(tenant, sessionId))
       throw new NotFoundException(`session ${sessionId} not found`);
   }
 }

@@ -28,6 +28,17 @@ export class ProjectedSessions {
 
   /** The session as its tenant sees it (another tenant's session does not exist for them). */
   async find(tenant: string, sessionId: string): Promise<SessionDocument | null> {
+    const doc = await this.lookup(sessionId);
+    return doc && doc.tenant === tenant ? doc : null;
+  }
+
+  /** Whether the id is taken by another tenant's session (appends to it are refused). */
+  async ownedByAnotherTenant(tenant: string, sessionId: string): Promise<boolean> {
+    const doc = await this.lookup(sessionId);
+    return doc !== null && doc.tenant !== tenant;
+  }
+
+  private async lookup(sessionId: string): Promise<SessionDocument | null> {
     const before = this.progress.position('sessionEvents', sessionId);
     const kept = this.sessions.get(sessionId);
     let doc: SessionDocument | null;
@@ -38,6 +49,6 @@ export class ProjectedSessions {
         this.sessions.set(doc._id, { doc, run: before.run });
       }
     }
-    return doc && doc.tenant === tenant ? doc : null;
+    return doc;
   }
 }
