@@ -41,11 +41,16 @@ function storeWithPendingLookups() {
 
 const positions = (views: readonly { position: number }[]) => views.map((m) => m.position);
 
+/** The read side's message cache and its projector's progress, over a store that answers when told to. */
+function cacheOverPendingLookups() {
+  const lookups = storeWithPendingLookups();
+  const progress = new ProjectionProgress();
+  return { ...lookups, progress, cache: new MessageCache(lookups.store, progress) };
+}
+
 describe('MessageCache', () => {
   it('a batch the projector writes while a read waits for missing positions neither breaks the read nor the entry', async () => {
-    const { store, pending, answerAll } = storeWithPendingLookups();
-    const progress = new ProjectionProgress();
-    const cache = new MessageCache(store, progress);
+    const { pending, answerAll, progress, cache } = cacheOverPendingLookups();
 
     const first = cache.messages('s', 2);
     await answerAll();
@@ -73,9 +78,7 @@ describe('MessageCache', () => {
   });
 
   it('appends what the projector writes to a session it holds: the next read needs no lookup', async () => {
-    const { store, pending, answerAll } = storeWithPendingLookups();
-    const progress = new ProjectionProgress();
-    const cache = new MessageCache(store, progress);
+    const { pending, answerAll, progress, cache } = cacheOverPendingLookups();
     const first = cache.messages('s', 1);
     await answerAll();
     await first;
