@@ -30,7 +30,9 @@ export function answerClientErrors(server: Server, lingerMs = CLIENT_ERROR_LINGE
   const answered = new WeakSet<Duplex>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     inFlight.set(req.socket, res);
-    res.once('finish', () => inFlight.delete(req.socket));
+    res.once('finish', () => {
+      if (inFlight.get(req.socket) === res) inFlight.delete(req.socket); // not a pipelined successor's entry
+    });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (answered.has(socket)) return;
