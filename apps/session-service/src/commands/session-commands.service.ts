@@ -73,14 +73,14 @@ export class SessionCommandsService {
   async configure(tenant: string, sessionId: string, config: SessionConfiguredData): Promise<Accepted> {
     const unstorable = unstorableReason(config.policy ?? {}, 'policy');
     if (unstorable) throw new BadRequestException([unstorable]);
-    const current = await this.sessions.find(tenant, sessionId);
+    const { session: current, ownedByAnotherTenant } = await this.sessions.lookup(tenant, sessionId);
     try {
       // The merged configuration must make a budget the engine accepts (e.g. targetRatio <= threshold).
       configure(toEngineConfig(mergeSessionConfig(current?.config, config)));
     } catch (error) {
       throw new BadRequestException([`policy: ${(error as Error).message}`]);
     }
-    await this.refuseOtherTenant(tenant, sessionId);
+    if (ownedByAnotherTenant) throw notFound(sessionId);
     return this.send(sessionId, [createEvent('session.configured', sessionId, config, { tenant })]);
   }
 
@@ -144,13 +144,17 @@ export class SessionCommandsService {
   }
 
   private async existingSession(tenant: string, sessionId: string): Promise<void> {
-    if (!(await this.sessions.find(tenant, sessionId))) throw new NotFoundException(`session ${sessionId} not found`);
+    if (!(await this.sessions.find(tenant, sessionId))) throw notFound(sessionId);
   }
 
   private async refuseOtherTenant(tenant: string, sessionId: string): Promise<void> {
-    if (await this.sessions.ownedByAnotherTenant(tenant, sessionId))
-      throw new NotFoundException(`session ${sessionId} not found`);
+    if (await this.sessions.ownedByAnotherTenant(tenant, sessionId)) throw notFound(sessionId);
   }
+}
+
+/** Another tenant's session, like a session that does not exist, is not found. */
+function notFound(sessionId: string): NotFoundException {
+  return new NotFoundException(`session ${sessionId} not found`);
 }
 
 function describe(c: ProviderErrorClassification): string {

@@ -26,19 +26,32 @@ export class ProjectedSessions {
     });
   }
 
-  /** The session as its tenant sees it (another tenant's session does not exist for them). */
+  /**
+   * The session as its tenant sees it (another tenant's session does not exist for them), and whether the id is
+   * taken by another tenant's session (appends to it are refused): one lookup for both.
+   */
+  async lookup(
+    tenant: string,
+    sessionId: string,
+  ): Promise<{ session: SessionDocument | null; ownedByAnotherTenant: boolean }> {
+    const doc = await this.read(sessionId);
+    return {
+      session: doc?.tenant === tenant ? doc : null,
+      ownedByAnotherTenant: doc !== null && doc.tenant !== tenant,
+    };
+  }
+
+  /** The session as its tenant sees it. */
   async find(tenant: string, sessionId: string): Promise<SessionDocument | null> {
-    const doc = await this.lookup(sessionId);
-    return doc && doc.tenant === tenant ? doc : null;
+    return (await this.lookup(tenant, sessionId)).session;
   }
 
-  /** Whether the id is taken by another tenant's session (appends to it are refused). */
+  /** Whether the id is taken by another tenant's session. */
   async ownedByAnotherTenant(tenant: string, sessionId: string): Promise<boolean> {
-    const doc = await this.lookup(sessionId);
-    return doc !== null && doc.tenant !== tenant;
+    return (await this.lookup(tenant, sessionId)).ownedByAnotherTenant;
   }
 
-  private async lookup(sessionId: string): Promise<SessionDocument | null> {
+  private async read(sessionId: string): Promise<SessionDocument | null> {
     const before = this.progress.position('sessionEvents', sessionId);
     const kept = this.sessions.get(sessionId);
     let doc: SessionDocument | null;
