@@ -2,7 +2,7 @@ import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type Se
 import type { Duplex } from 'node:stream';
 
 /** How long a connection refused before its request was parsed keeps reading what the client still sends. */
-export const CLIENT_ERROR_LINGER_MS = 2_000;
+const CLIENT_ERROR_LINGER_MS = 2_000;
 
 const ANSWERS: Record<string, { status: number; reason: string }> = {
   HPE_HEADER_OVERFLOW: {
