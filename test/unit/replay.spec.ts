@@ -8,15 +8,27 @@ import {
   findToolPairViolations,
   type ChatMessage,
 } from '@ctxledger/context-engine';
+import {
+  PRICING,
+  PromptCacheMeter,
+  billCall,
+  pricingFor,
+  type CacheProvider,
+  type PromptItem,
+} from '../../tools/replay/cost';
 import { parseTranscripts } from '../../tools/replay/input';
 import {
+  appendAndCompact,
   floorPositions,
   inferProvider,
+  newTally,
   replaySession,
   replayText,
   startSession,
+  turnsBetween,
   type ReplayReport,
 } from '../../tools/replay/replay';
+import { costTable } from '../../tools/replay/table';
 
 const root = resolve(__dirname, '../..');
 // The developer transcripts sit beside the repository (as in CI); a missing file fails the suite, never skips it.
@@ -82,6 +94,93 @@ describe('replay on ../shared/data/sessions.jsonl', () => {
         expect({ id: s.id, saved }).toEqual({ id: s.id, saved: s.tokensBefore - s.tokensAfter });
       }
     });
+  });
+
+  describe.each([undefined, 0.5, 0.25])('prompt-cache cost at budget ratio %s', (ratio) => {
+    const report = (): ReplayReport => {
+      const key = ratio ?? 1;
+      if (!reports.has(key)) reports.set(key, replayText(data, ratio === undefined ? {} : { budgetRatio: ratio }));
+      return reports.get(key)!;
+    };
+
+    it('bills one call per assistant message; a session never compacted costs the same with and without', () => {
+      const sessions = new Map(
+        [...parseTranscripts(data)].flatMap((p) => (p.ok ? [[p.session.id, p.session] as const] : [])),
+      );
+      for (const s of report().sessions) {
+        const assistants = sessions.get(s.id)!.messages.filter((m) => m.role === 'assistant').length;
+        expect({ id: s.id, calls: s.cost.calls }).toEqual({ id: s.id, calls: assistants });
+        expect(s.cost.withoutCompaction.calls).toBe(assistants);
+        expect(s.cost.cacheInvalidatingCompactions).toBeLessThanOrEqual(s.turnsBetweenCompactions.at.length);
+        if (s.compactions === 0) {
+          expect(s.cost.withCompaction).toEqual(s.cost.withoutCompaction);
+          expect(s.cost.ratio).toBe(1);
+        }
+        for (const c of [s.cost.withCompaction, s.cost.withoutCompaction])
+          expect(c.cacheRead + c.cacheWrite + c.uncached).toBe(c.promptTokens);
+      }
+      const t = report().totals;
+      expect(t.cost.calls).toBe(report().sessions.reduce((a, s) => a + s.cost.calls, 0));
+      expect(Object.values(t.bySource).reduce((a, v) => a + v.sessions, 0)).toBe(32);
+    });
+
+    it('reports the model calls between consecutive compactions, and their minimum across sessions', () => {
+      const r = report();
+      for (const s of r.sessions) {
+        const t = s.turnsBetweenCompactions;
+        expect(t.list).toHaveLength(Math.max(0, t.at.length - 1));
+        expect(t.list.every((n) => n >= 0)).toBe(true);
+        expect(t.min).toBe(t.list.length ? Math.min(...t.list) : null);
+      }
+      const mins = r.sessions.flatMap((s) =>
+        s.turnsBetweenCompactions.min === null ? [] : [s.turnsBetweenCompactions.min],
+      );
+      expect(r.totals.minTurnsBetweenCompactions).toBe(mins.length ? Math.min(...mins) : null);
+    });
+
+    it('the incremental prefix tracking bills exactly what comparing every prompt in full does', () => {
+      const sessions = [...parseTranscripts(data)].flatMap((p) => (p.ok ? [p.session] : []));
+      const byId = new Map(report().sessions.map((s) => [s.id, s]));
+      for (const session of sessions) {
+        const options = ratio === undefined ? {} : { budgetRatio: ratio };
+        let state = startSession(session, options);
+        const tally = newTally();
+        const prompts: PromptItem[][] = [];
+        const raw: PromptItem[][] = [];
+        for (const m of session.messages) {
+          if (m.role === 'assistant') {
+            prompts.push(state.entries.map((e) => ({ message: { ...e.message }, tokens: e.tokens })));
+            raw.push(state.originals.map((o, i) => ({ message: { ...o }, tokens: state.originalTokens[i]! })));
+          }
+          state = appendAndCompact(state, m, tally);
+        }
+        for (const p of ['anthropic', 'openai', 'google'] as CacheProvider[]) {
+          // Every prompt a fresh array of fresh objects: the meter compares contents from the start each time.
+          const naive = (list: PromptItem[][]) => {
+            const meter = new PromptCacheMeter(PRICING[p], state.counter.perConversation);
+            for (const prompt of list) meter.call(prompt);
+            return meter.totals.billed;
+          };
+          const got = byId.get(session.id)!.cost.byPricing[p];
+          expect({ id: session.id, p, billed: got.withCompaction }).toEqual({
+            id: session.id,
+            p,
+            billed: expect.closeTo(naive(prompts), 6) as number,
+          });
+          expect(got.withoutCompaction).toBeCloseTo(naive(raw), 6);
+        }
+      }
+    });
+  });
+
+  it('the default policy is net cheaper after cache than no compaction (default windows)', () => {
+    const r = replayText(data);
+    expect(r.totals.cost.ratio).toBeLessThan(1);
+    for (const p of ['anthropic', 'openai', 'google'] as const)
+      expect(r.totals.cost.byPricing[p].ratio).toBeLessThan(1);
+    for (const s of r.sessions.filter((x) => x.compactions > 0))
+      expect({ id: s.id, cheaper: s.cost.ratio < 1 }).toEqual({ id: s.id, cheaper: true });
+    expect(costTable(r)).toMatch(/net cheaper after cache: 0\.\d\d×/);
   });
 
   it('is deterministic: replaying twice gives identical reports', () => {
@@ -202,6 +301,7 @@ describe('replay input', () => {
       expect(res.stderr).toContain('line 5, field messages[1].role: must be one of');
       expect(res.stderr).toContain('line 3, field messages: is missing');
       expect(res.stdout).toContain('TOTAL (2 sessions, 6 bad lines)');
+      expect(res.stdout).toContain('net cheaper after cache:');
       const report = JSON.parse(readFileSync(out, 'utf8')) as ReplayReport;
       expect(report.sessions.map((s) => s.id)).toEqual(['first', 'last']);
     } finally {
@@ -313,5 +413,108 @@ describe('replay configuration', () => {
     ];
     expect(floorPositions(m, 6)).toEqual([4, 5, 6, 7, 10, 11]);
     expect(floorPositions(m, 1)).toEqual([10, 11]);
+  });
+});
+
+describe('replay cost model (tools/replay/cost.ts)', () => {
+  const item = (role: string, content: string, tokens: number): PromptItem => ({ message: { role, content }, tokens });
+  const a = item('user', 'a', 1000);
+  const b = item('assistant', 'b', 1000);
+  const c = item('tool', 'c', 1000);
+  const d = item('assistant', 'd', 1000);
+
+  it('prices one call with each provider: reads, writes, minimum and granularity', () => {
+    // Anthropic: 2000 read at 0.1×, 1000 written at 1.25×.
+    expect(billCall(PRICING.anthropic, 3000, 2000, 2000)).toEqual({
+      promptTokens: 3000,
+      cacheRead: 2000,
+      cacheWrite: 1000,
+      uncached: 0,
+      billed: 200 + 1250,
+    });
+    // Under the minimum nothing is cached or written.
+    expect(billCall(PRICING.anthropic, 900, 800, 800)).toMatchObject({ cacheRead: 0, cacheWrite: 0, uncached: 900 });
+    // A previous prompt under the minimum left nothing to read.
+    expect(billCall(PRICING.anthropic, 3000, 900, 900)).toMatchObject({ cacheRead: 0, cacheWrite: 3000, billed: 3750 });
+    // OpenAI: the first 1024 tokens, then 128-token steps (1024 + 7 × 128 = 1920 of 2000) at 0.5×, no write premium.
+    expect(billCall(PRICING.openai, 3000, 2000, 2000)).toEqual({
+      promptTokens: 3000,
+      cacheRead: 1920,
+      cacheWrite: 1080,
+      uncached: 0,
+      billed: 960 + 1080,
+    });
+    // Google: 0.25×, minimum 2048 tokens.
+    expect(billCall(PRICING.google, 5000, 4000, 4000).billed).toBe(1000 + 1000);
+    expect(billCall(PRICING.google, 3000, 2000, 2000).billed).toBe(3000);
+    expect(pricingFor('openai').provider).toBe('openai');
+    expect(pricingFor('gemini').provider).toBe('google');
+    expect(pricingFor(undefined).provider).toBe('anthropic');
+  });
+
+  it('a prompt growing by appends pays writes only for the new suffix', () => {
+    const prompt: PromptItem[] = [a, b];
+    const m = new PromptCacheMeter(PRICING.anthropic);
+    expect(m.call(prompt).billed).toBe(2000 * 1.25); // first call: everything written
+    prompt.push(c, d); // extended in place, as the engine's view is
+    expect(m.call(prompt)).toMatchObject({ cacheRead: 2000, cacheWrite: 2000, billed: 2000 * 0.1 + 2000 * 1.25 });
+    // The same contents in a new array are still a cache hit.
+    expect(m.call([a, b, c, d, item('tool', 'e', 1000)])).toMatchObject({ cacheRead: 4000, cacheWrite: 1000 });
+    expect(m.totals).toMatchObject({ calls: 3, promptTokens: 11_000, cacheRead: 6000, cacheWrite: 5000 });
+    expect(m.invalidatingCompactions).toBe(0);
+  });
+
+  it('a compaction that changes message 0 invalidates the whole cache', () => {
+    for (const p of ['anthropic', 'openai', 'google'] as const) {
+      const m = new PromptCacheMeter(PRICING[p]);
+      m.call([a, b, c]);
+      const compacted = [item('user', 'a (shortened)', 500), b, c, d];
+      expect(m.compaction(compacted)).toBe(true);
+      expect(m.compaction(compacted)).toBe(false); // the same change is counted once
+      const bill = m.call(compacted);
+      expect(bill.cacheRead).toBe(0);
+      expect(bill.cacheWrite).toBe(3500);
+      expect(m.invalidatingCompactions).toBe(1);
+    }
+  });
+
+  it('a compaction of messages appended since the last call does not invalidate; one inside the prompt does from there', () => {
+    const x = item('user', 'x', 1500);
+    const m = new PromptCacheMeter(PRICING.anthropic);
+    const view = [x, b];
+    m.call(view);
+    view.push(c);
+    const truncatedC = [x, b, item('tool', 'c (truncated)', 200)];
+    expect(m.compaction(truncatedC)).toBe(false);
+    expect(m.call(truncatedC)).toMatchObject({ promptTokens: 2700, cacheRead: 2500, cacheWrite: 200 });
+    const editedB = [x, item('assistant', 'b (edited)', 300), truncatedC[2]!, d];
+    expect(m.compaction(editedB)).toBe(true);
+    expect(m.call(editedB)).toMatchObject({ promptTokens: 3000, cacheRead: 1500, cacheWrite: 1500 });
+    expect(m.invalidatingCompactions).toBe(1);
+  });
+
+  it('system messages go first for Anthropic and Google: a new summary invalidates every message, for OpenAI only those after it', () => {
+    const summary = item('system', '[Summary of earlier conversation]', 100);
+    const before = [a, b, c, d];
+    const after = [a, b, summary, d];
+    const anthropic = new PromptCacheMeter(PRICING.anthropic, 10);
+    anthropic.call(before);
+    expect(anthropic.call(after)).toMatchObject({ promptTokens: 3110, cacheRead: 0, cacheWrite: 3110 });
+    const openai = new PromptCacheMeter(PRICING.openai, 10);
+    openai.call(before);
+    // Fixed tokens (10) + a + b = 2010 in common → 1024 + 7 × 128 = 1920 read.
+    expect(openai.call(after)).toMatchObject({ promptTokens: 3110, cacheRead: 1920, cacheWrite: 1190 });
+    // Appending a system message changes the system text: only the fixed tokens stay cached (under the minimum here).
+    const grown = [...after];
+    anthropic.call(grown);
+    grown.push(item('system', 'note', 50), item('user', 'next', 2000));
+    expect(anthropic.call(grown)).toMatchObject({ cacheRead: 0, cacheWrite: 5160 });
+  });
+
+  it('turnsBetween: the calls between consecutive compaction steps, min and median', () => {
+    expect(turnsBetween([])).toEqual({ at: [], list: [], min: null, median: null });
+    expect(turnsBetween([4])).toEqual({ at: [4], list: [], min: null, median: null });
+    expect(turnsBetween([4, 7, 17, 20])).toEqual({ at: [4, 7, 17, 20], list: [3, 10, 3], min: 3, median: 3 });
+    expect(turnsBetween([1, 2, 6]).median).toBe(2.5);
   });
 });

@@ -8,7 +8,9 @@
  * through the engine's decider, summary requests answered by the offline deterministic summarizer. The
  * JSON report goes to --out (or to stdout when --out is not given); the progress bar goes to stderr and
  * the summary table to stdout (to stderr when the report itself is on stdout; use `npm run -s replay` then,
- * or npm prints its banner into the JSON). Exit code 1 when a line
+ * or npm prints its banner into the JSON). A second table gives the prompt-cache-aware input cost of the
+ * model calls with and without compaction (./cost.ts), the cache-invalidating compactions and the model calls
+ * between consecutive compactions (min / median; the TOTAL row: the minimum across sessions). Exit code 1 when a line
  * was bad or the engine failed on a session (the report is still written), 2 on a usage error.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -29,6 +29,17 @@ import {
 } from '@ctxledger/context-engine';
 import { summarizeDeterministic } from '@ctxledger/context-engine/summarizer';
 import {
+  CACHE_PROVIDERS,
+  PromptCacheMeter,
+  addBill,
+  emptyTotals,
+  pricingFor,
+  PRICING,
+  type CacheProvider,
+  type CostTotals,
+  type PromptItem,
+} from './cost';
+import {
   parseTranscripts,
   toTranscriptMessage,
   type InputError,
@@ -73,8 +84,58 @@ export interface TurnReport {
   readonly effective: TranscriptMessage[];
 }
 
+/**
+ * Model calls (assistant messages) between consecutive compactions of a session: a replay step (one
+ * appended message) that completed one compaction or more counts once.
+ */
+export interface TurnsBetweenCompactions {
+  /** Model calls made before each compaction step. */
+  readonly at: number[];
+  /** Calls between consecutive compaction steps. */
+  readonly list: number[];
+  readonly min: number | null;
+  readonly median: number | null;
+}
+
+/** One run's input cost under one pricing (see ./cost.ts): billed in base-input-token equivalents. */
+export interface PricedCost {
+  readonly withCompaction: number;
+  readonly withoutCompaction: number;
+  /** (withCompaction + summary calls) / withoutCompaction: under 1 is net cheaper after cache. */
+  readonly ratio: number;
+}
+
+/**
+ * Prompt-cache-aware input cost of the session's model calls: each assistant message of the transcript is
+ * one call whose prompt is the effective history just before it is appended, with compaction (the engine's
+ * view) and without (the raw transcript, as if the window were unlimited).
+ */
+export interface SessionCost {
+  /** The pricing applied (from the session's provider). */
+  readonly pricing: CacheProvider;
+  readonly calls: number;
+  readonly withCompaction: CostTotals;
+  readonly withoutCompaction: CostTotals;
+  /**
+   * Summary requests the engine made (answered offline here; an LLM in the service) and their input tokens,
+   * billed uncached at the base input price: a cost of compaction that the calls above do not show.
+   */
+  readonly summaryCalls: number;
+  readonly summaryInputTokens: number;
+  /** (withCompaction.billed + summaryInputTokens) / withoutCompaction.billed: under 1 is net cheaper after cache. */
+  readonly ratio: number;
+  /** Compactions that changed a message of the previous call's prompt (invalidating its cached prefix). */
+  readonly cacheInvalidatingCompactions: number;
+  /** Calls whose raw prompt exceeds the history budget: they would have failed without compaction. */
+  readonly callsOverBudgetWithout: number;
+  /** The same billed totals under each provider's pricing. */
+  readonly byPricing: Record<CacheProvider, PricedCost>;
+}
+
 export interface SessionReport {
   readonly id: string;
+  /** The session's `source` field (agent family / repository), when given. */
+  readonly source?: string;
   readonly messagesBefore: number;
   readonly messagesAfter: number;
   readonly tokensBefore: number;
@@ -85,8 +146,14 @@ export interface SessionReport {
   /** Tokens saved by the stages whose edits are visible at the end (sums to tokensBefore − tokensAfter). */
   readonly stages: Partial<Record<Stage, number>>;
   readonly blocks: BlockReport[];
-  /** Tool-pair violations of the effective history, calls still pending at the very end excluded. */
+  /**
+   * Tool-pair violations compaction created in the effective history (calls still pending at the very end
+   * excluded): a violation of the input itself (a call the agent left unanswered) that is still shown as it was
+   * is counted in `inputOrphansShown` instead.
+   */
   readonly orphans: number;
+  /** The input's own violations still in the effective history (the service's tool-pair repair answers those). */
+  readonly inputOrphansShown: number;
   readonly orphanDetails?: ToolPairViolation[];
   /** The same count on the input itself (a transcript may be broken before any compaction). */
   readonly inputOrphans: number;
@@ -116,6 +183,8 @@ export interface SessionReport {
   readonly messageTokens: number[];
   readonly effective: TranscriptMessage[];
   readonly turns?: TurnReport[];
+  readonly turnsBetweenCompactions: TurnsBetweenCompactions;
+  readonly cost: SessionCost;
 }
 
 export interface ReplayTotals {
@@ -136,6 +205,23 @@ export interface ReplayTotals {
   readonly compactions: number;
   readonly summaries: number;
   readonly stages: Partial<Record<Stage, number>>;
+  /** The smallest number of model calls between two compactions of one session (null: none compacted twice). */
+  readonly minTurnsBetweenCompactions: number | null;
+  readonly cost: CostSummary;
+  /** The same totals per session `source` (sessions without one under `(none)`). */
+  readonly bySource: Record<string, { readonly sessions: number; readonly cost: CostSummary }>;
+}
+
+/** Summed session costs, each session under its own provider's pricing (`byPricing`: everything under one). */
+export interface CostSummary {
+  readonly calls: number;
+  readonly withCompaction: CostTotals;
+  readonly withoutCompaction: CostTotals;
+  readonly summaryInputTokens: number;
+  readonly ratio: number;
+  readonly cacheInvalidatingCompactions: number;
+  readonly callsOverBudgetWithout: number;
+  readonly byPricing: Record<CacheProvider, PricedCost>;
 }
 
 export interface ReplayError extends InputError {
@@ -202,6 +288,8 @@ export function sessionConfig(session: TranscriptSession, options: ReplayOptions
 interface Tally {
   compactions: number;
   requested: number;
+  /** Σ tokensBefore of the summary requests (the summarizer's input). */
+  requestedTokens: number;
   completed: number;
   rejected: number;
   failed: number;
@@ -220,6 +308,7 @@ function applyEvents(state: SessionState, events: readonly SessionEvent[], tally
         break;
       case 'SummaryRequested':
         tally.requested++;
+        tally.requestedTokens += e.data.request.tokensBefore;
         break;
       case 'SummaryRejected':
         tally.rejected++;
@@ -266,6 +355,7 @@ export function appendAndCompact(state: SessionState, message: ChatMessage, tall
 export const newTally = (): Tally => ({
   compactions: 0,
   requested: 0,
+  requestedTokens: 0,
   completed: 0,
   rejected: 0,
   failed: 0,
@@ -333,19 +423,119 @@ function diagnose(state: SessionState, protectedTokens: number): string {
     : `the verbatim minimum (${protectedTokens} tokens) is under the ${budget}-token budget; the engine left ${effectiveTotal(state)} tokens (what it would not shrink further: the protected turns' tool pairs, truncation floors, markers)`;
 }
 
+/** A violation by its kind and tool call id (positions differ between the input and the effective history). */
+const violationKey = (v: ToolPairViolation): string =>
+  `${v.kind}\u0000${'toolCallId' in v ? (v.toolCallId ?? '') : ''}`;
+
 const pairViolations = (messages: readonly ChatMessage[]) =>
   findToolPairViolations(messages, { allowPendingTail: true });
 
 const fitsNow = (state: SessionState): boolean =>
   !state.budget.unusableReason && effectiveTotal(state) <= state.budget.historyBudget;
 
+const ratioOf = (a: number, b: number): number => (b > 0 ? a / b : 1);
+
+export function medianOf(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const v = [...values].sort((a, b) => a - b);
+  const mid = v.length >> 1;
+  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}
+
+export function turnsBetween(at: readonly number[]): TurnsBetweenCompactions {
+  const list = at.slice(1).map((c, i) => c - at[i]!);
+  return { at: [...at], list, min: list.length ? Math.min(...list) : null, median: medianOf(list) };
+}
+
+/**
+ * Bills a session's model calls with and without compaction under every provider's pricing. Fed by the
+ * replay loop: `beforeMessage` before each append (an assistant message is a call on the view at that
+ * moment), `afterStep` after it. O(appended messages) per call, O(view) per compaction step.
+ */
+class SessionCostMeter {
+  private readonly withMeters: Record<CacheProvider, PromptCacheMeter>;
+  private readonly withoutMeters: Record<CacheProvider, PromptCacheMeter>;
+  /** The raw transcript so far, extended in place (the prompts without compaction). */
+  private readonly raw: PromptItem[] = [];
+  private rawTokens = 0;
+  private overBudget = 0;
+
+  constructor(state: SessionState) {
+    const framing = state.counter.perConversation;
+    const meters = () =>
+      Object.fromEntries(CACHE_PROVIDERS.map((p) => [p, new PromptCacheMeter(PRICING[p], framing)])) as Record<
+        CacheProvider,
+        PromptCacheMeter
+      >;
+    this.withMeters = meters();
+    this.withoutMeters = meters();
+  }
+
+  beforeMessage(state: SessionState, message: ChatMessage): void {
+    if (message.role !== 'assistant') return;
+    for (const p of CACHE_PROVIDERS) {
+      this.withMeters[p].call(state.entries);
+      this.withoutMeters[p].call(this.raw);
+    }
+    if (this.raw.length > 0 && this.rawTokens + state.counter.perConversation > state.budget.historyBudget)
+      this.overBudget++;
+  }
+
+  afterStep(state: SessionState, compacted: boolean): void {
+    const n = state.originals.length - 1;
+    this.raw.push({ message: state.originals[n]!, tokens: state.originalTokens[n]! });
+    this.rawTokens += state.originalTokens[n]!;
+    if (compacted) for (const p of CACHE_PROVIDERS) this.withMeters[p].compaction(state.entries);
+  }
+
+  report(provider: string, tally: Tally): SessionCost {
+    const pricing = pricingFor(provider).provider;
+    const own = this.withMeters[pricing];
+    const byPricing = Object.fromEntries(
+      CACHE_PROVIDERS.map((p) => {
+        const withCompaction = this.withMeters[p].totals.billed;
+        const withoutCompaction = this.withoutMeters[p].totals.billed;
+        return [
+          p,
+          {
+            withCompaction,
+            withoutCompaction,
+            ratio: ratioOf(withCompaction + tally.requestedTokens, withoutCompaction),
+          },
+        ];
+      }),
+    ) as Record<CacheProvider, PricedCost>;
+    return {
+      pricing,
+      calls: own.totals.calls,
+      withCompaction: { ...own.totals },
+      withoutCompaction: { ...this.withoutMeters[pricing].totals },
+      summaryCalls: tally.requested,
+      summaryInputTokens: tally.requestedTokens,
+      ratio: byPricing[pricing].ratio,
+      cacheInvalidatingCompactions: own.invalidatingCompactions,
+      callsOverBudgetWithout: this.overBudget,
+      byPricing,
+    };
+  }
+}
+
 /** Replay one session and report on it. */
 export function replaySession(session: TranscriptSession, options: ReplayOptions = {}): SessionReport {
   let state = startSession(session, options);
   const tally = newTally();
   const turns: TurnReport[] | undefined = options.everyTurn ? [] : undefined;
+  const meter = new SessionCostMeter(state);
+  const compactedAt: number[] = [];
+  let calls = 0;
   for (const message of session.messages) {
+    meter.beforeMessage(state, message);
+    const compactionsBefore = tally.compactions;
     state = appendAndCompact(state, message, tally);
+    if (message.role === 'assistant') calls++;
+    const compacted = tally.compactions > compactionsBefore;
+    if (compacted) compactedAt.push(calls);
+    meter.afterStep(state, compacted);
     if (turns && message.role === 'user') {
       const eff = effectiveEntries(state).map((e) => toTranscriptMessage(e.message));
       turns.push({
@@ -358,7 +548,10 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
   }
   const stats = sessionStats(state);
   const effective = effectiveEntries(state).map((e) => e.message);
-  const violations = pairViolations(effective);
+  const inputViolations = pairViolations(session.messages);
+  const inputKeys = new Set(inputViolations.map(violationKey));
+  const shown = pairViolations(effective);
+  const violations = shown.filter((v) => !inputKeys.has(violationKey(v)));
   const floor = floorPositions(session.messages, state.policy.tail.conversationalFloor);
   const missing = missingFloor(state, floor);
   const protectedTokens = protectedMinimum(state, floor);
@@ -376,6 +569,7 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
   }));
   return {
     id: session.id,
+    ...(session.source !== undefined ? { source: session.source } : {}),
     messagesBefore: session.messages.length,
     messagesAfter: effective.length,
     tokensBefore: rawTotal(state),
@@ -386,8 +580,9 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
     stages: { ...stats.savedByStage },
     blocks,
     orphans: violations.length,
+    inputOrphansShown: shown.length - violations.length,
     ...(violations.length > 0 ? { orphanDetails: violations } : {}),
-    inputOrphans: pairViolations(session.messages).length,
+    inputOrphans: inputViolations.length,
     floorKept: missing.length === 0,
     ...(missing.length > 0 ? { floorMissing: missing } : {}),
     protectedTokens,
@@ -406,6 +601,8 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
     messageTokens: [...state.originalTokens],
     effective: effective.map(toTranscriptMessage),
     ...(turns ? { turns } : {}),
+    turnsBetweenCompactions: turnsBetween(compactedAt),
+    cost: meter.report(state.config.provider ?? 'anthropic', tally),
   };
 }
 
@@ -413,10 +610,69 @@ function addStages(into: Partial<Record<Stage, number>>, from: Partial<Record<St
   for (const [k, v] of Object.entries(from) as [Stage, number][]) into[k] = (into[k] ?? 0) + v;
 }
 
+/** Sum the sessions' costs (each under its own pricing; `byPricing` all under one). */
+export function costSummary(sessions: readonly SessionReport[]): CostSummary {
+  const withCompaction = emptyTotals();
+  const withoutCompaction = emptyTotals();
+  let summaryInputTokens = 0;
+  let invalidating = 0;
+  let overBudget = 0;
+  const priced = Object.fromEntries(CACHE_PROVIDERS.map((p) => [p, { with: 0, without: 0 }])) as Record<
+    CacheProvider,
+    { with: number; without: number }
+  >;
+  for (const s of sessions) {
+    addBill(withCompaction, s.cost.withCompaction);
+    addBill(withoutCompaction, s.cost.withoutCompaction);
+    summaryInputTokens += s.cost.summaryInputTokens;
+    invalidating += s.cost.cacheInvalidatingCompactions;
+    overBudget += s.cost.callsOverBudgetWithout;
+    for (const p of CACHE_PROVIDERS) {
+      priced[p].with += s.cost.byPricing[p].withCompaction;
+      priced[p].without += s.cost.byPricing[p].withoutCompaction;
+    }
+  }
+  const byPricing = Object.fromEntries(
+    CACHE_PROVIDERS.map((p) => [
+      p,
+      {
+        withCompaction: priced[p].with,
+        withoutCompaction: priced[p].without,
+        ratio: ratioOf(priced[p].with + summaryInputTokens, priced[p].without),
+      },
+    ]),
+  ) as Record<CacheProvider, PricedCost>;
+  return {
+    calls: withCompaction.calls,
+    withCompaction,
+    withoutCompaction,
+    summaryInputTokens,
+    ratio: ratioOf(withCompaction.billed + summaryInputTokens, withoutCompaction.billed),
+    cacheInvalidatingCompactions: invalidating,
+    callsOverBudgetWithout: overBudget,
+    byPricing,
+  };
+}
+
+function minTurns(sessions: readonly SessionReport[]): number | null {
+  const mins = sessions.flatMap((s) => (s.turnsBetweenCompactions.min === null ? [] : [s.turnsBetweenCompactions.min]));
+  return mins.length ? Math.min(...mins) : null;
+}
+
 export function totalsOf(sessions: readonly SessionReport[], errors: readonly ReplayError[]): ReplayTotals {
   const stages: Partial<Record<Stage, number>> = {};
   const sum = (f: (s: SessionReport) => number) => sessions.reduce((a, s) => a + f(s), 0);
   for (const s of sessions) addStages(stages, s.stages);
+  const sources = new Map<string, SessionReport[]>();
+  for (const s of sessions) {
+    const key = s.source ?? '(none)';
+    const list = sources.get(key);
+    if (list) list.push(s);
+    else sources.set(key, [s]);
+  }
+  const bySource = Object.fromEntries(
+    [...sources].map(([k, list]) => [k, { sessions: list.length, cost: costSummary(list) }]),
+  );
   return {
     sessions: sessions.length,
     badLines: errors.filter((e) => e.kind === 'input').length,
@@ -435,6 +691,9 @@ export function totalsOf(sessions: readonly SessionReport[], errors: readonly Re
     compactions: sum((s) => s.compactions),
     summaries: sum((s) => s.summaries.completed),
     stages,
+    minTurnsBetweenCompactions: minTurns(sessions),
+    cost: costSummary(sessions),
+    bySource,
   };
 }
 

@@ -229,6 +229,9 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
         }
         // Waiting for the summarizer inside the budget is the expected state: nothing to record.
         if (state.pendingSummary && effective <= b.historyBudget) return [];
+        // Anti-thrash: a few model calls between compactions keep the prompt cache alive; never over the budget.
+        const hold = state.policy.guard.minTurnsBetweenCompactions;
+        if (g.compactions > 0 && g.callsSinceCompaction < hold && effective <= b.historyBudget) return [];
       } else if (trigger === 'manual' && effective <= b.targetTokens) {
         return [{ type: 'CompactionSkipped', data: { trigger, reason: 'fits' } }];
       }

@@ -16,7 +16,16 @@ import {
   user,
 } from '../testing/fixtures';
 import { auditToolPairs } from '../turns';
-import { decide, effectiveHistory, evolve, foldEvents, initialSessionState, recount, sessionStats } from '.';
+import {
+  decide,
+  effectiveHistory,
+  effectiveTotal,
+  evolve,
+  foldEvents,
+  initialSessionState,
+  recount,
+  sessionStats,
+} from '.';
 import { overflowUnderestimate } from './decide';
 
 const ofType = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T) =>
@@ -172,6 +181,96 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
   });
 });
 
+describe('decider: anti-thrash hold between compactions (policy.guard.minTurnsBetweenCompactions)', () => {
+  /**
+   * One long user turn whose first message (verbatim, ~half the budget) cannot be compacted: each compaction
+   * lands just under the threshold and the next tool result crosses it again.
+   */
+  function thrashing(minTurnsBetweenCompactions?: number) {
+    const policy = {
+      summaries: 'off' as const,
+      ...(minTurnsBetweenCompactions !== undefined ? { guard: { minTurnsBetweenCompactions } } : {}),
+    };
+    const r = startSession('s-hold', { contextWindow: 20_000, maxOutputTokens: 0, policy });
+    append(r, user(`do the long task: ${text(40_000)}`));
+    return r;
+  }
+  /** Append call + result steps, deciding after each append; the model-call counts at which compactions ran. */
+  function run(r: ReturnType<typeof thrashing>, steps: number, resultChars = 3000, from = 0): number[] {
+    const at: number[] = [];
+    for (let i = from; i < from + steps; i++) {
+      for (const m of [
+        calls(`step ${i}`, toolCall(`c${i}`, 'bash', { command: `run ${i}` })),
+        result(`c${i}`, text(resultChars, i), 'bash'),
+      ]) {
+        append(r, m);
+        const evs = compact(r);
+        if (ofType(evs, 'CompactionCompleted').length > 0) at.push(i + 1);
+        expect(sessionStats(r.state).fits).toBe(true);
+      }
+    }
+    return at;
+  }
+  const gaps = (at: readonly number[]) => at.slice(1).map((c, i) => c - at[i]!);
+
+  it('defaults to 3 model calls', () => {
+    expect(thrashing().state.policy.guard.minTurnsBetweenCompactions).toBe(3);
+  });
+
+  it('waits minTurnsBetweenCompactions model calls after a compaction while the history is within the budget', () => {
+    const free = run(thrashing(0), 20);
+    expect(Math.min(...gaps(free))).toBeLessThan(3); // the scenario thrashes without the hold
+    const held = run(thrashing(), 20);
+    expect(held.length).toBeGreaterThan(3);
+    expect(Math.min(...gaps(held))).toBeGreaterThanOrEqual(3);
+    expect(held.length).toBeLessThan(free.length);
+  });
+
+  it('over the history budget it always compacts, held or not (invariant 1)', () => {
+    const r = thrashing();
+    const at = run(r, 6);
+    const last = at[at.length - 1]!;
+    const pending = r.state.guard.callsSinceCompaction;
+    expect(pending).toBeLessThan(3);
+    // One huge result puts the history over the budget inside the hold: compacted at once.
+    append(r, calls('big', toolCall('huge', 'bash', { command: 'cat big.log' })));
+    compact(r);
+    append(r, result('huge', text(30_000, 7), 'bash'));
+    expect(effectiveTotal(r.state)).toBeGreaterThan(r.state.budget.historyBudget);
+    expect(r.state.guard.callsSinceCompaction).toBeLessThan(3);
+    expect(ofType(compact(r), 'CompactionCompleted')).toHaveLength(1);
+    expect(effectiveTotal(r.state)).toBeLessThanOrEqual(r.state.budget.historyBudget);
+    expect(last).toBeGreaterThan(0);
+  });
+
+  it('never holds back a manual or an overflow compaction', () => {
+    for (const trigger of ['manual', 'overflow'] as const) {
+      const r = thrashing();
+      run(r, 4); // the first compaction ran at call 4 …
+      append(r, calls('next', toolCall('n1', 'bash', { command: 'ls' })));
+      append(r, result('n1', text(8000, 9), 'bash'));
+      expect(effectiveTotal(r.state)).toBeGreaterThan(r.state.budget.thresholdTokens);
+      expect(r.state.guard.callsSinceCompaction).toBe(1);
+      expect(compact(r)).toEqual([]); // … so the automatic check is held …
+      expect(ofType(compact(r, trigger), 'CompactionCompleted')).toHaveLength(1); // … the others are not
+      expect(r.state.guard.callsSinceCompaction).toBe(0);
+    }
+  });
+
+  it('counts model calls (assistant messages) since the last CompactionCompleted, derived from the events alone', () => {
+    const r = thrashing();
+    expect(r.state.guard.callsSinceCompaction).toBe(0);
+    run(r, 4);
+    append(r, user('also update the docs')); // a user message is not a model call
+    append(r, assistant('on it'));
+    append(r, calls('', toolCall('d1', 'read', { path: '/README.md' })));
+    append(r, result('d1', 'readme', 'read')); // nor is a tool result
+    expect(r.state.guard.callsSinceCompaction).toBe(2);
+    const folded = foldEvents('s-hold', r.events);
+    expect(folded.guard).toEqual(r.state.guard);
+  });
+});
+
 describe('decider: summaries (stage 5) and the offline fallback', () => {
   const config = { contextWindow: 10_000, maxOutputTokens: 0 };
 
@@ -180,8 +279,8 @@ describe('decider: summaries (stage 5) and the offline fallback', () => {
     let request;
     for (const m of chatSession(12)) {
       append(r, m);
-      const evs = compact(r);
-      request ??= ofType(evs, 'SummaryRequested')[0]?.data.request;
+      request = ofType(compact(r), 'SummaryRequested')[0]?.data.request;
+      if (request) break; // the summarizer answers before the next message
     }
     expect(request).toBeDefined();
     expect(request!.messages.length).toBeGreaterThan(0);

@@ -42,7 +42,12 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       if (message.role === 'tool' && message.toolCallId && !state.resultPositions.has(message.toolCallId)) {
         state.resultPositions.set(message.toolCallId, position);
       }
-      const guard = message.role === 'user' ? { ...state.guard, ineffectiveStreak: 0, noOpStreak: 0 } : state.guard;
+      const guard =
+        message.role === 'user'
+          ? { ...state.guard, ineffectiveStreak: 0, noOpStreak: 0 }
+          : message.role === 'assistant' // one model call (the anti-thrash hold counts them)
+            ? { ...state.guard, callsSinceCompaction: state.guard.callsSinceCompaction + 1 }
+            : state.guard;
       return { ...state, rawTokens: state.rawTokens + tokens, effectiveTokens: state.effectiveTokens + tokens, guard };
     }
     case 'BlockCreated': {
@@ -94,6 +99,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
           lastAttemptRaw: state.rawTokens,
           noOpStreak: 0,
           ineffectiveStreak: ineffective ? state.guard.ineffectiveStreak + 1 : 0,
+          callsSinceCompaction: 0,
         },
       };
     }

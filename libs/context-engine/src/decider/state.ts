@@ -46,6 +46,11 @@ export interface SessionState {
     readonly compactions: number;
     /** Raw tokens when the last compaction attempt ended (retry only after growth). */
     readonly lastAttemptRaw: number;
+    /**
+     * Model calls (assistant messages appended) since the last `CompactionCompleted` (since the start before
+     * the first one): the anti-thrash hold of `policy.guard.minTurnsBetweenCompactions`.
+     */
+    readonly callsSinceCompaction: number;
   };
 }
 
@@ -81,7 +86,7 @@ export function initialSessionState(sessionId: string, config: SessionConfig = {
     userPositions: [],
     callPositions: new Map(),
     resultPositions: new Map(),
-    guard: { ineffectiveStreak: 0, noOpStreak: 0, compactions: 0, lastAttemptRaw: 0 },
+    guard: { ineffectiveStreak: 0, noOpStreak: 0, compactions: 0, lastAttemptRaw: 0, callsSinceCompaction: 0 },
   };
 }
 

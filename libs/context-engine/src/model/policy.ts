@@ -39,6 +39,16 @@ export interface GuardPolicy {
   readonly maxConsecutiveNoOps: number;
   /** A refused session is tried again once its raw history grew by this share of the budget (or a user message arrives). */
   readonly retryAfterGrowthRatio: number;
+  /**
+   * Anti-thrash: after a completed compaction, automatic compaction waits until this many model calls have
+   * been made — a model call is an assistant message appended since the last `CompactionCompleted` — unless
+   * the effective history is over the history budget (then it always compacts: the served history must fit).
+   * Manual and overflow compactions are never held back. Turns are counted as model calls, not user
+   * messages: an agent session is typically one long user turn with hundreds of assistant/tool messages.
+   * Each compaction rewrites part of the prompt and so invalidates the provider's prompt cache from there;
+   * holding off for a few calls keeps the cached prefix alive between compactions. 0 disables the hold.
+   */
+  readonly minTurnsBetweenCompactions: number;
 }
 
 export interface MinimumTriggerRule {
@@ -71,6 +81,18 @@ export interface CompactionPolicy {
   readonly truncate: TruncatePolicy;
   readonly prune: PrunePolicy;
   readonly splitTurnTailPairs: number;
+  /**
+   * The split-turn note: 'rich' — one line per call with its file paths whole, its arguments by usefulness and
+   * its outcome read from the result, the assistant's intent, repeats collapsed, and a working-state section;
+   * 'seed' — seed 000's note (first two arguments cut at 40 characters, "→ completed").
+   */
+  readonly inTurnDigest: 'rich' | 'seed';
+  /**
+   * Share of the compaction target the working state of a replacement (split-turn note, digest, truncation and
+   * emergency markers) may take: the user's requests, files with their last action, commands with their last
+   * outcome, errors and whether they were resolved, decisions, the latest plan. 0 turns it off.
+   */
+  readonly workingStateShare: number;
   /** A first turn larger than this share of the target is not pinned as "the first exchange". */
   readonly firstExchangeMaxShare: number;
   readonly emergency: { readonly dropTurnRatio: number; readonly targetRatio: number };
@@ -96,9 +118,16 @@ export const DEFAULT_POLICY: CompactionPolicy = {
     protectedTools: ['skill'],
   },
   splitTurnTailPairs: 3,
+  inTurnDigest: 'rich',
+  workingStateShare: 0.15,
   firstExchangeMaxShare: 0.1,
   emergency: { dropTurnRatio: 0.5, targetRatio: 0.7 },
-  guard: { maxIneffectiveCompactions: 3, maxConsecutiveNoOps: 2, retryAfterGrowthRatio: 0.05 },
+  guard: {
+    maxIneffectiveCompactions: 3,
+    maxConsecutiveNoOps: 2,
+    retryAfterGrowthRatio: 0.05,
+    minTurnsBetweenCompactions: 3,
+  },
 };
 
 type DeepPartial<T> = {
