@@ -13,6 +13,8 @@ const SECTION_GUIDANCE: Readonly<Record<string, string>> = {
     "every request the user made and the intent behind it, oldest first; keep the user's own constraints and acceptance criteria, quoting short ones verbatim",
   'Files touched':
     'files and code touched: path, what was read, created or changed and why; function names, signatures or short snippets only when the next steps depend on them',
+  'Code symbols':
+    'functions, classes, types and other identifiers the work searched for, defined or changed, one per line, most used first',
   'Commands run': 'commands that mattered (builds, tests, installs, migrations) and their outcome',
   'Errors seen': 'errors met and how each was fixed, or that it is still unresolved (mark it [unresolved])',
   Decisions:

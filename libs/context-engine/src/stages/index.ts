@@ -7,3 +7,4 @@ export * from './split-turn';
 export * from './summary';
 export * from './sliding-window';
 export * from './keep-within-budget';
+export * from './working-state';

@@ -3,6 +3,22 @@ import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { makeBlock, viewTokens, type StageContext } from './common';
 import { TRUNCATION_MARKER } from './sliding-window';
+import { withWorkingState, workingStateChars } from './working-state';
+
+/** A marker over view entries [i, j] with the working state of what it hides (the bare marker if that does not shrink). */
+function markerBlock(ctx: StageContext, stage: 'keep-within-budget' | 'emergency', i: number, j: number, why: string) {
+  const { entries } = ctx;
+  const bare = compactedMarker(entries[j]!.to - entries[i]!.from + 1, why);
+  const edit = { from: entries[i]!.from, to: entries[j]!.to };
+  const rich: ChatMessage = {
+    role: 'system',
+    content: withWorkingState(bare.content, entries, i, j, workingStateChars(ctx)),
+  };
+  return (
+    makeBlock(ctx, stage, [{ ...edit, replacement: [rich] }]) ??
+    makeBlock(ctx, stage, [{ ...edit, replacement: [bare] }])
+  );
+}
 
 export const COMPACTED_MARKER = '[Context compacted';
 export const compactedMarker = (removed: number, why: string): ChatMessage => ({
@@ -37,7 +53,8 @@ export function keepWithinBudget(ctx: StageContext): CompactionBlock | null {
   const limit = latestTurnSafeCut(ctx);
   if (limit <= start) return null;
   const total = viewTokens(entries, ctx.counter);
-  const marker = ctx.counter.message(compactedMarker(0, 'to fit the context window')) + 2;
+  const marker =
+    ctx.counter.message(compactedMarker(0, 'to fit the context window')) + 2 + Math.ceil(workingStateChars(ctx) / 2.5);
   let hidden = 0;
   let cut: number | undefined;
   for (let i = start; i < limit; i++) {
@@ -49,13 +66,7 @@ export function keepWithinBudget(ctx: StageContext): CompactionBlock | null {
     }
   }
   if (cut === undefined) return null;
-  return makeBlock(ctx, 'keep-within-budget', [
-    {
-      from: entries[start]!.from,
-      to: entries[cut - 1]!.to,
-      replacement: [compactedMarker(entries[cut - 1]!.to - entries[start]!.from + 1, 'to fit the context window')],
-    },
-  ]);
+  return markerBlock(ctx, 'keep-within-budget', start, cut - 1, 'to fit the context window');
 }
 
 /**
@@ -73,13 +84,7 @@ export function emergencyDrop(ctx: StageContext): CompactionBlock | null {
   const drop = Math.max(1, Math.ceil(starts.length * ctx.policy.emergency.dropTurnRatio));
   const cut = drop < starts.length ? starts[drop]! : limit;
   if (cut <= first) return null;
-  return makeBlock(ctx, 'emergency', [
-    {
-      from: entries[first]!.from,
-      to: entries[cut - 1]!.to,
-      replacement: [compactedMarker(entries[cut - 1]!.to - entries[first]!.from + 1, 'after a context-overflow error')],
-    },
-  ]);
+  return markerBlock(ctx, 'emergency', first, cut - 1, 'after a context-overflow error');
 }
 
 /** What a squeezed tool body keeps of its head, in characters. */

@@ -2,6 +2,7 @@ import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import type { EffectiveEntry } from '../overlay';
 import { makeBlock, viewTokens, type StageContext } from './common';
+import { withWorkingState, workingStateChars } from './working-state';
 
 export const TRUNCATION_MARKER = '[Earlier conversation history was truncated to fit within context limits';
 
@@ -57,7 +58,8 @@ export function slidingWindow(ctx: StageContext, options: { fraction?: number } 
     cut = [...candidates].reverse().find((c) => c <= want);
   } else {
     const total = viewTokens(entries, ctx.counter);
-    const marker = ctx.counter.message(truncationMarker(0)) + 2;
+    // The marker carries the working state of what it hides: count it at its bound.
+    const marker = ctx.counter.message(truncationMarker(0)) + 2 + Math.ceil(workingStateChars(ctx) / 2.5);
     let hidden = 0;
     let k = keepFirst;
     for (const c of candidates) {
@@ -67,11 +69,14 @@ export function slidingWindow(ctx: StageContext, options: { fraction?: number } 
     }
   }
   if (cut === undefined || cut <= keepFirst) return null;
-  return makeBlock(ctx, 'sliding-window', [
-    {
-      from: entries[keepFirst]!.from,
-      to: entries[cut - 1]!.to,
-      replacement: [truncationMarker(entries[cut - 1]!.to - entries[keepFirst]!.from + 1)],
-    },
-  ]);
+  const bare = truncationMarker(entries[cut - 1]!.to - entries[keepFirst]!.from + 1);
+  const edit = { from: entries[keepFirst]!.from, to: entries[cut - 1]!.to };
+  const marker: ChatMessage = {
+    role: 'system',
+    content: withWorkingState(bare.content, entries, keepFirst, cut - 1, workingStateChars(ctx)),
+  };
+  return (
+    makeBlock(ctx, 'sliding-window', [{ ...edit, replacement: [marker] }]) ??
+    makeBlock(ctx, 'sliding-window', [{ ...edit, replacement: [bare] }])
+  );
 }

@@ -2,7 +2,10 @@ import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { toolPairsIn } from '../turns';
+import { callOutcome, describeCall } from '../summarizer/call-outcome';
+import { toolActivity } from '../summarizer/tool-activity';
 import { clip, formatKeyArgs, looksLikeError, makeBlock, oneLine, type StageContext } from './common';
+import { CHARS_PER_TOKEN, WORKING_STATE_HEADING, workingStateChars, workingStateOf } from './working-state';
 
 export const SPLIT_TURN_HEADER = '[Turn prefix compressed';
 
@@ -15,8 +18,8 @@ export function currentTurnTokens(ctx: Pick<StageContext, 'entries' | 'protectio
   return t;
 }
 
-/** The note's lines for a run of view entries (earlier notes' lines are carried over). */
-function noteLines(entries: readonly EffectiveEntry[], from: number, to: number, maxArg: number): string[] {
+/** Seed 000's note lines for a run of view entries (earlier notes' lines are carried over). */
+function seedNoteLines(entries: readonly EffectiveEntry[], from: number, to: number, maxArg: number): string[] {
   const results = new Map<string, ChatMessage>();
   for (let i = from; i <= to; i++) {
     const m = entries[i]!.message;
@@ -27,7 +30,7 @@ function noteLines(entries: readonly EffectiveEntry[], from: number, to: number,
     const e = entries[i]!;
     const m = e.message;
     if (!isOriginal(e) && e.stage === 'split-turn') {
-      lines.push(...m.content.split('\n').filter((l) => l.startsWith('- ')));
+      lines.push(...stepLinesOf(m.content));
       continue;
     }
     if (m.role === 'assistant') {
@@ -40,6 +43,93 @@ function noteLines(entries: readonly EffectiveEntry[], from: number, to: number,
     }
   }
   return lines;
+}
+
+export const STEPS_HEADING = '# In-turn steps (oldest first)';
+/** Share of the compaction target a rich note's step lines may take. */
+const STEPS_SHARE = 0.25;
+
+/** The step lines of an earlier note (its working state is merged separately). */
+function stepLinesOf(content: string): string[] {
+  const at = content.indexOf(`\n${STEPS_HEADING}\n`);
+  const wsAt = content.indexOf(`\n${WORKING_STATE_HEADING}\n`);
+  const body = at >= 0 ? content.slice(at) : wsAt >= 0 ? content.slice(0, wsAt) : content;
+  return body.split('\n').filter((l) => l.startsWith('- '));
+}
+
+/** Prose of an assistant message on one line: fenced code left out. */
+const intentOf = (text: string): string => oneLine(text.replace(/```[\s\S]*?(?:```|$)/g, ' '));
+
+/**
+ * The rich note's step lines: per assistant message its intent (the text that came with the calls), then one
+ * line per call with its outcome read from the result; identical consecutive lines collapsed (×N).
+ */
+function richStepLines(entries: readonly EffectiveEntry[], from: number, to: number): string[] {
+  const results = new Map<string, ChatMessage>();
+  for (let i = from; i <= to; i++) {
+    const m = entries[i]!.message;
+    if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, m);
+  }
+  const out: { text: string; count: number }[] = [];
+  const push = (text: string) => {
+    const last = out[out.length - 1];
+    if (last && last.text === text) last.count++;
+    else out.push({ text, count: 1 });
+  };
+  const shell: { lastOpened?: string } = {};
+  for (let i = from; i <= to; i++) {
+    const e = entries[i]!;
+    const m = e.message;
+    if (!isOriginal(e) && e.stage === 'split-turn') {
+      for (const l of stepLinesOf(m.content)) push(l.slice(2));
+      continue;
+    }
+    if (m.role !== 'assistant') continue;
+    const intent = intentOf(m.content);
+    if (intent) push(`${m.toolCalls?.length ? 'intent' : 'said'}: ${clip(intent, 240)}`);
+    for (const c of m.toolCalls ?? []) {
+      const activity = toolActivity(c, shell);
+      push(describeCall(c, activity, callOutcome(activity, results.get(c.id))));
+    }
+  }
+  return out.map((l) => `- ${l.text}${l.count > 1 ? ` (×${l.count})` : ''}`);
+}
+
+/** The newest lines that fit `maxChars`, with a count of the older ones left out. */
+function newestWithin(lines: readonly string[], maxChars: number): string[] {
+  const kept: string[] = [];
+  let used = 0;
+  for (let k = lines.length - 1; k >= 0; k--) {
+    if (used + lines[k]!.length + 1 > maxChars) break;
+    kept.push(lines[k]!);
+    used += lines[k]!.length + 1;
+  }
+  kept.reverse();
+  const left = lines.length - kept.length;
+  return left > 0
+    ? [`- (+${left} earlier steps omitted: their files, commands and errors are in the working state)`, ...kept]
+    : kept;
+}
+
+/** The rich note: header, working state of the prefix, then its newest steps. */
+function richNotes(ctx: StageContext, start: number, end: number, calls: number): ChatMessage[] {
+  const header = `${SPLIT_TURN_HEADER} — ${calls} earlier tool call(s)]`;
+  // The steps may take a quarter of the target (the newest first), the working state its own share.
+  const stepChars = Math.max(800, Math.floor(ctx.targetTokens * STEPS_SHARE * CHARS_PER_TOKEN));
+  const steps = newestWithin(richStepLines(ctx.entries, start, end), stepChars);
+  // The latest intent is the last step: the working state's "Current state" would repeat it.
+  const state = workingStateOf(ctx.entries, start, end, workingStateChars(ctx))?.replace(
+    /\n?## Current state\n[\s\S]*$/,
+    '',
+  );
+  const withState = state ? `${header}\n${WORKING_STATE_HEADING}\n${state}\n` : `${header}\n`;
+  return [
+    { role: 'system', content: `${withState}${STEPS_HEADING}\n${steps.join('\n')}` },
+    {
+      role: 'system',
+      content: `${header}\n${STEPS_HEADING}\n${newestWithin(steps, workingStateChars(ctx, 0.5)).join('\n')}`,
+    },
+  ];
 }
 
 /**
@@ -75,12 +165,30 @@ export function splitTurn(
   while (start < keepFrom && messages[start]!.role === 'tool') start++;
   const end = keepFrom - 1;
   if (start > end) return null;
-  const lines = noteLines(entries, start, end, tailPairs === 0 ? 16 : 40);
-  const calls = lines.filter((l) => !l.startsWith('- assistant:')).length;
-  if (lines.length === 0) return null;
-  const note: ChatMessage = {
-    role: 'system',
-    content: `${SPLIT_TURN_HEADER} — ${calls} earlier tool call(s)]\n## In-Turn Prefix\n${lines.join('\n')}`,
+  let calls = 0;
+  for (let i = start; i <= end; i++) {
+    const e = entries[i]!;
+    if (!isOriginal(e) && e.stage === 'split-turn')
+      calls += Number(/— (\d+) earlier/.exec(e.message.content)?.[1] ?? 0);
+    else calls += e.message.toolCalls?.length ?? 0;
+  }
+  const seed = (): ChatMessage | null => {
+    const lines = seedNoteLines(entries, start, end, tailPairs === 0 ? 16 : 40);
+    if (lines.length === 0) return null;
+    const n = lines.filter((l) => !l.startsWith('- assistant:')).length;
+    return {
+      role: 'system',
+      content: `${SPLIT_TURN_HEADER} — ${n} earlier tool call(s)]\n## In-Turn Prefix\n${lines.join('\n')}`,
+    };
   };
-  return makeBlock(ctx, 'split-turn', [{ from: entries[start]!.from, to: entries[end]!.to, replacement: [note] }]);
+  // The rich note, or a shorter one when it would not shrink the prefix; the seed's note as the last try.
+  const notes: (ChatMessage | null)[] =
+    ctx.policy.inTurnDigest === 'seed' ? [seed()] : [...richNotes(ctx, start, end, calls), seed()];
+  const edit = { from: entries[start]!.from, to: entries[end]!.to };
+  for (const note of notes) {
+    if (!note) continue;
+    const block = makeBlock(ctx, 'split-turn', [{ ...edit, replacement: [note] }]);
+    if (block) return block;
+  }
+  return null;
 }

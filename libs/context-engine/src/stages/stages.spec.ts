@@ -306,9 +306,9 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
     return msgs;
   };
 
-  it('keeps the newest 3 pairs verbatim and collapses the 3 older into one non-empty note', () => {
+  it('keeps the newest 3 pairs verbatim and collapses the 3 older into one non-empty note (the seed note)', () => {
     const msgs = oversized();
-    const ctx = stageContext(msgs, 5000);
+    const ctx = stageContext(msgs, 5000, { inTurnDigest: 'seed' });
     const block = splitTurn(ctx)!;
     const out = after(ctx, block);
     expect(out[0]).toEqual(msgs[0]);
@@ -317,6 +317,75 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
     expect(out.slice(2).flatMap((m) => m.toolCalls?.map((c) => c.id) ?? [])).toEqual(['tc-4', 'tc-5', 'tc-6']);
     expect(out.slice(2)).toEqual(msgs.slice(7));
     expect(auditToolPairs(out)).toEqual({ orphanResults: [], unansweredCalls: [], duplicateResults: [] });
+  });
+
+  it('the rich note: whole file paths, outcomes read from results, intent, repeats collapsed, a working state', () => {
+    const long =
+      '/home/user/projects/some-very-long-workspace-name/worktrees/feature-branch/packages/coding-agent/src/theme';
+    const msgs: ChatMessage[] = [
+      user('fix the theme loader'),
+      calls('I will read the loader first.', toolCall('c1', 'read', { path: `${long}/theme-loader.ts` })),
+      result('c1', `${'line\n'.repeat(119)}end`, 'read'),
+      calls('', toolCall('c2', 'bash', { command: 'npm test', timeout: 30, description: 'run tests' })),
+      result('c2', `FAIL src/theme.test.ts\nTests:       2 failed, 10 passed, 12 total\n${text(3000, 2)}`, 'bash'),
+      calls('', toolCall('c3', 'bash', { command: 'npm run build' })),
+      result('c3', 'error TS2345: Argument of type string is not assignable', 'bash'),
+      calls('', toolCall('c4', 'bash', { command: 'npm run build' })),
+      result('c4', 'error TS2345: Argument of type string is not assignable', 'bash'),
+      calls(
+        '',
+        toolCall('c5', 'edit', {
+          path: 'src/theme.ts',
+          oldText: 'a'.repeat(300),
+          newText: 'b'.repeat(320),
+          replace_all: false,
+        }),
+      ),
+      result('c5', 'Successfully replaced text in src/theme.ts.', 'edit'),
+    ];
+    for (let i = 6; i <= 8; i++)
+      msgs.push(calls('', toolCall(`c${i}`, 'read', { path: `src/f${i}.ts` })), result(`c${i}`, text(5000, i), 'read'));
+    const ctx = stageContext(msgs, 6000);
+    const note = after(ctx, splitTurn(ctx)!)[1]!.content;
+    expect(note).toMatch(/^\[Turn prefix compressed — 5 earlier tool call\(s\)\]/);
+    // The file name is never cut; a long path keeps its last segments.
+    expect(note).toContain('read /home/…/src/theme/theme-loader.ts → 120 lines');
+    expect(note).toContain('intent: I will read the loader first.');
+    expect(note).toContain('bash `npm test` → error: FAIL src/theme.test.ts (tests 2 failed, 10 passed, 12 total)');
+    expect(note).toContain(
+      'bash `npm run build` → error: error TS2345: Argument of type string is not assignable (×2)',
+    );
+    expect(note).toContain(
+      'edit src/theme.ts (oldText: 300 chars, newText: 320 chars) → ok: Successfully replaced text in src/theme.ts.',
+    );
+    expect(note).not.toMatch(/completed|replace_all|timeout|description/);
+    // The working state: files with their actions, commands with their last outcome, errors unresolved.
+    expect(note).toContain('# Working state');
+    expect(note).toContain('- src/theme.ts (edit)');
+    expect(note).toContain('`npm run build` ×2 → last: error: error TS2345');
+    expect(note).toMatch(/Errors seen[\s\S]*npm run build — error TS2345[^\n]*\[unresolved\]/);
+  });
+
+  it('a note over an earlier note keeps its working state and steps (blocks stack without losing them)', () => {
+    const msgs: ChatMessage[] = [user('port the parser')];
+    for (let i = 1; i <= 10; i++)
+      msgs.push(
+        calls('', toolCall(`c${i}`, 'read', { path: `src/mod${i}/parser${i}.ts` })),
+        result(`c${i}`, text(4000, i), 'read'),
+      );
+    const first = stageContext(msgs.slice(0, 13), 6000);
+    const b1 = splitTurn(first)!;
+    expect(b1.range).toEqual({ from: 1, to: 6 });
+    const later = stageContext(msgs, 6000);
+    const entries = applyBlockToEntries(later.entries, b1, (m) => later.counter.message(m));
+    const ctx = {
+      ...later,
+      entries,
+      protection: computeTailProtection(entries, later.policy.tail, later.budget.historyBudget),
+    };
+    const note = after(ctx, splitTurn(ctx)!).find((m) => m.content.startsWith('[Turn prefix'))!.content;
+    expect(note).toMatch(/— 7 earlier tool call/);
+    for (let i = 1; i <= 7; i++) expect(note).toContain(`src/mod${i}/parser${i}.ts (read)`);
   });
 
   it('does nothing when the turn fits or has at most 3 pairs', () => {

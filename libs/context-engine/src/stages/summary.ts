@@ -2,7 +2,8 @@ import type { BlockEdit, CompactionBlock, PositionRange } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { findSafeCutIndex } from '../turns';
-import { clip, makeBlock, oneLine, type StageContext } from './common';
+import { clip, makeBlock, oneLine, viewTokens, type StageContext } from './common';
+import { WORKING_STATE_HEADING, condensedTextOf, withWorkingState, workingStateChars } from './working-state';
 
 export const SUMMARY_HEADER = '[Summary of earlier conversation';
 export const DIGEST_HEADER = '[Digest of earlier turns';
@@ -32,14 +33,17 @@ export function selectSummaryRange(ctx: StageContext): SummaryRange | null {
   const limit = Math.min(n - keepRecent, protection.tailStart, protection.lastUser < 0 ? n : protection.lastUser);
   if (limit <= start) return null;
   const messages = entries.map((e) => e.message);
-  const cut = findSafeCutIndex(messages, limit);
-  if (cut <= start || cut > limit) return null;
+  const latest = findSafeCutIndex(messages, limit);
+  if (latest <= start || latest > limit) return null;
+  const cut = smallestSufficientCut(ctx, start, latest);
   const end = cut - 1;
   const toSummarize: ChatMessage[] = [];
   const previous: string[] = [];
   for (let i = start; i <= end; i++) {
     const e = entries[i]!;
-    if (isSummaryEntry(e)) previous.push(e.message.content);
+    // Summaries, digests, and notes or markers with a working state travel as the previous summary.
+    const condensed = condensedTextOf(e);
+    if (condensed !== undefined) previous.push(condensed);
     else toSummarize.push(e.message);
   }
   // Re-wrapping only markers and notes gains nothing worth a summary: at least one original message.
@@ -53,6 +57,27 @@ export function selectSummaryRange(ctx: StageContext): SummaryRange | null {
     messages: toSummarize,
     previousSummary: previous.length ? previous.join('\n\n') : undefined,
   };
+}
+
+/** A summary's expected size: a quarter of what it replaces, at most the offline summary's bound (in tokens). */
+const expectedSummaryTokens = (replaced: number): number => Math.min(Math.ceil(replaced / 4), 5000);
+
+/**
+ * The earliest turn boundary in (start, latest] whose summary brings the view under the target: the recent
+ * turns stay verbatim rather than a fixed share of the messages being summarized. `latest` when none suffices.
+ */
+function smallestSufficientCut(ctx: StageContext, start: number, latest: number): number {
+  const { entries } = ctx;
+  const total = viewTokens(entries, ctx.counter);
+  let hidden = 0;
+  for (let i = start; i < latest; i++) {
+    hidden += entries[i]!.tokens;
+    const next = i + 1;
+    if (next < latest && entries[next]!.message.role === 'user') {
+      if (total - hidden + expectedSummaryTokens(hidden) <= ctx.targetTokens) return next;
+    }
+  }
+  return latest;
 }
 
 export const summaryMessage = (summary: string, count: number): ChatMessage => ({
@@ -99,15 +124,13 @@ export function digestLines(entries: readonly EffectiveEntry[], start: number, e
   for (let i = start; i <= end; i++) {
     const e = entries[i]!;
     const m = e.message;
-    if (isSummaryEntry(e)) {
+    if (isSummaryEntry(e) || condensedTextOf(e) !== undefined) {
+      // What it condensed travels in the working state; an earlier digest's turn lines are carried over.
       flush();
-      lines.push(
-        ...m.content
-          .split('\n')
-          .slice(1)
-          .map((l) => (l.startsWith('- ') ? l : `- ${clip(oneLine(l), 200)}`))
-          .filter((l) => l.length > 2),
-      );
+      if (e.stage === 'digest') {
+        const turns = m.content.split(`\n${WORKING_STATE_HEADING}\n`)[0]!;
+        lines.push(...turns.split('\n').filter((l) => l.startsWith('- ')));
+      }
       continue;
     }
     if (m.role === 'user') {
@@ -134,6 +157,9 @@ export function digestBlock(ctx: StageContext, sel: SummaryRange): CompactionBlo
     used++;
   }
   if (used < all.length) body += `\n[... ${all.length - used} more turns omitted]`;
-  const message: ChatMessage = { role: 'system', content: header + body };
+  const message: ChatMessage = {
+    role: 'system',
+    content: withWorkingState(header + body, ctx.entries, sel.start, sel.end, workingStateChars(ctx)),
+  };
   return makeBlock(ctx, 'digest', [{ from: sel.range.from, to: sel.range.to, replacement: [message] }]);
 }

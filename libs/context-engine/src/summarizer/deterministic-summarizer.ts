@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
-import { type ToolActivity, toolActivity } from './tool-activity';
+import { callOutcome, errorLineOf } from './call-outcome';
+import { parseArguments as parseToolArguments, type ToolActivity, toolActivity } from './tool-activity';
 
 /**
  * The offline summarizer: a structured, bounded, deterministic digest of a span of conversation, built
@@ -10,6 +11,7 @@ import { type ToolActivity, toolActivity } from './tool-activity';
 export const SUMMARY_SECTIONS = [
   'User requests',
   'Files touched',
+  'Code symbols',
   'Commands run',
   'Errors seen',
   'Decisions',
@@ -25,6 +27,8 @@ export interface SummarySections {
   readonly userRequests: readonly string[];
   /** `path (edit×2, read)`: files named by tool-call arguments or shell commands. */
   readonly filesTouched: readonly string[];
+  /** Functions, classes and other identifiers the span searched for, defined, changed or named in its prose. */
+  readonly codeSymbols: readonly string[];
   /** `` `command` ×N ``, oldest first. */
   readonly commandsRun: readonly string[];
   /** `tool target — first error line [fixed later|unresolved]`. */
@@ -54,7 +58,7 @@ export interface DeterministicSummary {
   readonly notSmaller: boolean;
 }
 
-export const DEFAULT_MAX_SUMMARY_CHARS = 8000;
+export const DEFAULT_MAX_SUMMARY_CHARS = 16000;
 export const DEFAULT_SUMMARY_RATIO = 0.4;
 
 const LIMITS = {
@@ -71,6 +75,7 @@ type ListKey = Exclude<keyof SummarySections, 'currentState'>;
 const KEYS: readonly (keyof SummarySections)[] = [
   'userRequests',
   'filesTouched',
+  'codeSymbols',
   'commandsRun',
   'errorsSeen',
   'decisions',
@@ -79,13 +84,14 @@ const KEYS: readonly (keyof SummarySections)[] = [
 ];
 /** Share of the budget each section may claim when all are over their need (unused shares flow to the others). */
 const SHARES: Readonly<Record<keyof SummarySections, number>> = {
-  userRequests: 0.28,
+  userRequests: 0.24,
   filesTouched: 0.16,
+  codeSymbols: 0.08,
   commandsRun: 0.1,
   errorsSeen: 0.1,
   decisions: 0.1,
   pendingWork: 0.08,
-  currentState: 0.18,
+  currentState: 0.14,
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -100,35 +106,6 @@ export function messageChars(m: ChatMessage): number {
   let n = m.content.length;
   for (const c of m.toolCalls ?? []) n += c.name.length + c.arguments.length;
   return n;
-}
-
-const ERROR_LINE =
-  /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b/i;
-const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
-/** Commands for which exit status 1 means "nothing found", not failure. */
-const SEARCH_COMMAND = /^\s*(?:grep|rg|ag|find|diff|test|\[|git diff|git grep)\b/;
-
-/** The line that shows a tool result failed, or undefined when it looks like a success. */
-function errorLineOf(result: ChatMessage, activity: ToolActivity | undefined): string | undefined {
-  const lines = result.content.split('\n').filter((l) => l.trim() !== '');
-  const pick = (): string | undefined => {
-    const head = lines.slice(0, 5);
-    const tail = lines.slice(-3);
-    return [...head, ...tail].find((l) => ERROR_LINE.test(l));
-  };
-  if (result.isError) return pick() ?? lines[0] ?? '(error)';
-  // A file's contents are data: an "Error:" inside a source file is not a failed read.
-  const readsOnly =
-    activity !== undefined && activity.command === undefined && activity.files.every((f) => f.action === 'read');
-  if (readsOnly) return undefined;
-  const exit = lines
-    .slice(-3)
-    .map((l) => EXIT_LINE.exec(l))
-    .find((m) => m !== null);
-  if (exit && !(exit[1] === '1' && activity?.command !== undefined && SEARCH_COMMAND.test(activity.command))) {
-    return pick() ?? exit[0];
-  }
-  return pick();
 }
 
 const DECISION =
@@ -225,6 +202,8 @@ interface CommandEntry {
   readonly command: string;
   count: number;
   rank: number;
+  /** How its latest run ended (`ok`, `exit 1: …`, `tests 2 failed, 10 passed`). */
+  last?: string;
 }
 interface ErrorEntry {
   /** Same-operation key for new errors; the label for errors parsed from a previous summary. */
@@ -235,9 +214,17 @@ interface ErrorEntry {
   fixed: boolean;
   rank: number;
 }
+interface SymbolEntry {
+  /** As first written, `name` or `name()`. */
+  readonly text: string;
+  count: number;
+  rank: number;
+}
 interface Model {
   readonly requests: Ranked[];
   readonly files: Map<string, FileEntry>;
+  /** By name (without a call's parentheses). */
+  readonly symbols: Map<string, SymbolEntry>;
   readonly commands: Map<string, CommandEntry>;
   readonly errors: ErrorEntry[];
   readonly decisions: Ranked[];
@@ -249,6 +236,7 @@ interface Model {
 const emptyOmitted = (): Record<keyof SummarySections, number> => ({
   userRequests: 0,
   filesTouched: 0,
+  codeSymbols: 0,
   commandsRun: 0,
   errorsSeen: 0,
   decisions: 0,
@@ -262,7 +250,7 @@ const SECTION_KEY: Readonly<Record<string, keyof SummarySections>> = Object.from
 const HEADING = /^\s*(?:#{1,6}\s*)?(?:\*\*)?\s*([A-Za-z ]+?)\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*$/;
 const OMITTED_LINE = /^\(\+(\d+) more omitted\)$/;
 const FILE_LINE = /^(.*?) \(([^()]*)\)$/;
-const COMMAND_LINE = /^`(.*)`(?: ×(\d+))?$/;
+const COMMAND_LINE = /^`(.*)`(?: ×(\d+))?(?: → (?:last: )?(.*))?$/;
 const ERROR_ITEM = /^(.*?) — (.*?)(?: \(×(\d+)\))? \[(fixed later|unresolved)\]$/;
 
 function touchFile(model: Model, path: string, action: string, rank: number, times = 1): void {
@@ -272,11 +260,100 @@ function touchFile(model: Model, path: string, action: string, rank: number, tim
   model.files.set(path, entry);
 }
 
-function addCommand(model: Model, command: string, rank: number, times = 1): void {
+function addCommand(model: Model, command: string, rank: number, times = 1, last?: string): void {
   const entry = model.commands.get(command) ?? { command, count: 0, rank };
   entry.count += times;
   entry.rank = Math.max(entry.rank, rank);
+  if (last !== undefined) entry.last = last;
   model.commands.set(command, entry);
+}
+
+const SYMBOL = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$/;
+/** Looks like code, not a word: camelCase, snake_case, a dotted or called name. */
+const CODE_LIKE = /[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[\w)]\.[A-Za-z]|::|\(\)$|^[A-Z][a-z]+[A-Z]/;
+
+function addSymbol(model: Model, raw: string, rank: number, requireCodeLike = false): void {
+  const text = raw.trim();
+  if (text.length < 3 || text.length > 80 || !SYMBOL.test(text)) return;
+  if (requireCodeLike && !CODE_LIKE.test(text)) return;
+  const name = text.replace(/\(\)$/, '');
+  const entry = model.symbols.get(name);
+  if (entry) {
+    entry.count++;
+    entry.rank = Math.max(entry.rank, rank);
+    if (text.endsWith('()') && !entry.text.endsWith('()')) model.symbols.set(name, { ...entry, text });
+  } else model.symbols.set(name, { text, count: 1, rank });
+}
+
+const DECLARATION =
+  /\b(?:function\*?|class|interface|type|enum|struct|trait|def|fn|func)\s+([A-Za-z_$][\w$]*)|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=|^\s*(?:(?:public|private|protected|static|async|override|readonly)\s+)*([A-Za-z_$][\w$]*)\s*\([^)\n]*\)\s*(?::[^{\n]*)?\{\s*$/gm;
+const BODY_ARGS = ['newText', 'new_str', 'new_string', 'content', 'file_text', 'text', 'code'];
+const PATTERN_ARGS = ['pattern', 'query', 'regex', 'search', 'search_term', 'symbol', 'name'];
+const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'constructor']);
+
+/** Names a call defines (in what it writes) or searches for (its pattern, a grep's first operand). */
+function symbolsOfCall(
+  model: Model,
+  call: { name: string; arguments: string },
+  command: string | undefined,
+  rank: number,
+): void {
+  const args = parseToolArguments(call.arguments) ?? {};
+  for (const key of BODY_ARGS) {
+    const body = args[key];
+    if (typeof body !== 'string') continue;
+    for (const m of body.slice(0, 20_000).matchAll(DECLARATION)) {
+      const name = m[1] ?? m[2] ?? m[3];
+      if (name && !KEYWORDS.has(name)) addSymbol(model, name, rank);
+    }
+  }
+  for (const key of PATTERN_ARGS) {
+    const v = args[key];
+    if (typeof v === 'string')
+      for (const part of v.split(/\\?\||\s+/)) addSymbol(model, part.replace(/^\\b|\\b$/g, ''), rank);
+  }
+  const grep = command !== undefined ? /^\s*(?:grep|rg|ag|git grep)\b(.*)$/.exec(command) : null;
+  if (grep) {
+    const operand = (grep[1]!.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).find((t) => !t.startsWith('-'));
+    if (operand)
+      for (const part of operand.replace(/^(['"])(.*)\1$/, '$2').split(/\\?\||\s+/))
+        addSymbol(model, part.replace(/^\\b|\\b$/g, '').replace(/^(?:function|class|def|const|export)\s*/, ''), rank);
+  }
+}
+
+/** The action of a file only seen in a listing or a search result (ls, find, grep -l, a glob tool). */
+const SEEN = 'seen';
+const LISTING_COMMAND = /^\s*(?:ls|find|fd|tree|grep|rg|ag|git (?:status|ls-files|diff --(?:stat|name-only))|du)\b/;
+const LISTING_TOOL = /glob|find|search|grep|^ls$|list/i;
+const listsFiles = (tool: string, command: string | undefined): boolean =>
+  command !== undefined ? LISTING_COMMAND.test(command) : LISTING_TOOL.test(tool);
+
+const LISTED_PATH = /^(?:[\w@~.+-]+\/)*[\w@+-][\w@.+-]*\.[A-Za-z][\w]{0,9}$|^(?:[\w@~.+-]*\/)+[\w@.+-]+$/;
+const PERMISSIONS = /^[-dlcbps][rwxsStT-]{9}[@+.]?$/;
+const isListedPath = (t: string): boolean => t.length >= 3 && t.length <= 200 && LISTED_PATH.test(t) && !/^\d/.test(t);
+
+/**
+ * File paths in a listing: the path of a `path:line:` search hit, every token of a line made only of paths
+ * (ls, find), the name at the end of an `ls -l` line. Other lines (code, prose) give none.
+ */
+function filesInListing(text: string): string[] {
+  const out = new Set<string>();
+  const add = (t: string) => {
+    const p = t.replace(/[:,/]$/, '').replace(/^\.\//, '');
+    if (isListedPath(p)) out.add(p);
+  };
+  for (const line of text.split('\n', 400)) {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.length > 400) continue;
+    const hit = /^([^\s:]+):\d+[:-]/.exec(trimmed);
+    const tokens = trimmed.split(/\s+/);
+    if (hit) add(hit[1]!);
+    else if (PERMISSIONS.test(tokens[0]!)) add(tokens[tokens.length - 1]!);
+    else if (tokens.length <= 12 && tokens.every((t) => isListedPath(t.replace(/[:,/]$/, '').replace(/^\.\//, ''))))
+      tokens.forEach(add);
+    if (out.size >= 200) break;
+  }
+  return [...out];
 }
 
 /** Parses a summary with our headings back into the model; returns false when none of our headings is in it. */
@@ -301,7 +378,7 @@ function absorbPrevious(model: Model, text: string): boolean {
     else list.push(raw.trim());
     items.set(current, list);
   }
-  if (!recognized) return false;
+  if (!recognized && !text.trimStart().startsWith(SUMMARY_TITLE)) return false;
 
   const base = -1_000_000_000;
   for (const key of KEYS) {
@@ -323,6 +400,9 @@ function absorbPrevious(model: Model, text: string): boolean {
         case 'pendingWork':
           model.pending.push({ text: oneLine(item, LIMITS.pending), rank });
           return;
+        case 'codeSymbols':
+          addSymbol(model, item, rank);
+          return;
         case 'filesTouched': {
           // Listed most important first: keep that order among equals by ranking earlier lines higher.
           const fileRank = base - j;
@@ -336,7 +416,7 @@ function absorbPrevious(model: Model, text: string): boolean {
         }
         case 'commandsRun': {
           const m = COMMAND_LINE.exec(item);
-          if (m) addCommand(model, m[1], rank, Number(m[2] ?? 1));
+          if (m) addCommand(model, m[1], rank, Number(m[2] ?? 1), m[3]);
           else addCommand(model, oneLine(item, LIMITS.command), rank);
           return;
         }
@@ -367,7 +447,7 @@ function absorbPrevious(model: Model, text: string): boolean {
 
 function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
   const resolved = resolveToolResultCallIds(messages);
-  const calls = new Map<string, { activity: ToolActivity; index: number }>();
+  const calls = new Map<string, { activity: ToolActivity; index: number; name: string }>();
   const answered = new Set<string>();
   const shell = { lastOpened: undefined as string | undefined };
   let lastUser = -1;
@@ -382,10 +462,12 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       if (m.content.trim() !== '') {
         lastAssistantText = i;
         decisionsOf(m.content).forEach((d, j) => model.decisions.push({ text: d, rank: rank + j }));
+        for (const x of m.content.matchAll(/`([^`\n]{3,80})`/g)) addSymbol(model, x[1]!, rank, true);
       }
       for (const call of m.toolCalls ?? []) {
         const activity = toolActivity(call, shell);
-        calls.set(call.id, { activity, index: i });
+        symbolsOfCall(model, call, activity.command, rank);
+        calls.set(call.id, { activity, index: i, name: call.name });
         for (const f of activity.files) touchFile(model, f.path, f.action, rank);
         if (activity.command !== undefined) addCommand(model, activity.command, rank);
       }
@@ -395,6 +477,14 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       answered.add(id);
       const call = calls.get(id);
       const line = errorLineOf(m, call?.activity);
+      if (call && line === undefined && listsFiles(call.name, call.activity.command)) {
+        for (const path of filesInListing(m.content))
+          if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
+      }
+      if (call?.activity.command !== undefined) {
+        const entry = model.commands.get(call.activity.command);
+        if (entry) entry.last = callOutcome(call.activity, m).text;
+      }
       const key = call?.activity.key ?? `${m.toolName ?? 'tool'}\u0000${id}`;
       const label = call?.activity.label ?? m.toolName ?? 'tool';
       if (line !== undefined) {
@@ -462,7 +552,8 @@ function formatFile(f: FileEntry): string {
   });
   return `${f.path} (${actions.map(([a, n]) => (n > 1 ? `${a}×${n}` : a)).join(', ')})`;
 }
-const formatCommand = (c: CommandEntry): string => `\`${c.command}\`${c.count > 1 ? ` ×${c.count}` : ''}`;
+const formatCommand = (c: CommandEntry): string =>
+  `\`${c.command}\`${c.count > 1 ? ` ×${c.count}` : ''}${c.last ? ` → ${c.count > 1 ? 'last: ' : ''}${c.last}` : ''}`;
 const formatError = (e: ErrorEntry): string =>
   `${e.label} — ${e.line || '(error)'}${e.count > 1 ? ` (×${e.count})` : ''} [${e.fixed ? 'fixed later' : 'unresolved'}]`;
 
@@ -482,8 +573,10 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
     );
   };
   mergeRelativeIntoAbsolute(model.files);
-  const writes = (f: FileEntry) => (f.counts.has('write') || f.counts.has('edit') ? 0 : 1);
-  const total = (f: FileEntry) => [...f.counts.values()].reduce((a, b) => a + b, 0);
+  // Changed files first, then the ones opened, then the ones only seen in a listing or a search.
+  const writes = (f: FileEntry) =>
+    f.counts.has('write') || f.counts.has('edit') ? 0 : f.counts.size === 1 && f.counts.has(SEEN) ? 2 : 1;
+  const total = (f: FileEntry) => [...f.counts.entries()].reduce((a, [k, n]) => a + (k === SEEN ? 0 : n), 0);
   const files = [...model.files.values()].sort(
     (a, b) => writes(a) - writes(b) || total(b) - total(a) || b.rank - a.rank || (a.path < b.path ? -1 : 1),
   );
@@ -491,6 +584,9 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   return {
     userRequests: requestsByPriority(model.requests).map((r) => ({ text: r.text, order: r.rank })),
     filesTouched: files.map((f, i) => ({ text: formatFile(f), order: i })),
+    codeSymbols: [...model.symbols.values()]
+      .sort((a, b) => b.count - a.count || b.rank - a.rank || (a.text < b.text ? -1 : 1))
+      .map((x, i) => ({ text: x.text, order: i })),
     commandsRun: byRankDesc([...model.commands.values()]).map((c) => ({ text: formatCommand(c), order: c.rank })),
     errorsSeen: errors.map((e) => ({ text: formatError(e), order: e.rank })),
     decisions: dedupe(model.decisions).map((d) => ({ text: d.text, order: d.rank })),
@@ -547,12 +643,14 @@ function allocate(needs: Record<keyof SummarySections, number>, budget: number):
 
 function render(sections: SummarySections, omitted: Record<keyof SummarySections, number>): string {
   const lines = [SUMMARY_TITLE];
+  // An empty section is left out: its heading alone tells the reader nothing.
   KEYS.forEach((key, i) => {
-    lines.push(`## ${SUMMARY_SECTIONS[i]}`);
     if (key === 'currentState') {
-      if (sections.currentState !== '') lines.push(sections.currentState);
+      if (sections.currentState !== '') lines.push(`## ${SUMMARY_SECTIONS[i]}`, sections.currentState);
       return;
     }
+    if (sections[key].length === 0) return; // nothing kept: a bare "(+N more omitted)" tells the reader nothing
+    lines.push(`## ${SUMMARY_SECTIONS[i]}`);
     if (omitted[key] > 0) lines.push(`- ${omittedLine(omitted[key])}`);
     for (const item of sections[key]) lines.push(`- ${item}`);
   });
@@ -563,6 +661,7 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   const model: Model = {
     requests: [],
     files: new Map(),
+    symbols: new Map(),
     commands: new Map(),
     errors: [],
     decisions: [],

@@ -1,0 +1,85 @@
+import type { ChatMessage } from '../model/message';
+import { isOriginal, type EffectiveEntry } from '../overlay';
+import { summarizeDeterministic } from '../summarizer/deterministic-summarizer';
+import type { StageContext } from './common';
+
+/**
+ * The working state a replacement carries: what the messages it hides told the agent — every user request,
+ * the files read and changed with their last action, the commands with their last outcome, the errors and
+ * whether a later step resolved them, decisions, the latest plan. It is merged into every later replacement
+ * that hides this one (a note, a summary, a marker), so it is never lost when blocks stack; it is computed from
+ * the view, so a reverted block's originals are read again. Bounded by priority (recent first, the first
+ * request kept) to `policy.workingStateShare` of the compaction target.
+ */
+export const WORKING_STATE_HEADING = '# Working state';
+
+/** The calibrated estimate is about 2.9 characters per token on agent transcripts; 3 errs on the small side. */
+export const CHARS_PER_TOKEN = 3;
+
+/** The character budget of one working state in this compaction (0: off). */
+export function workingStateChars(ctx: Pick<StageContext, 'policy' | 'targetTokens'>, share = 1): number {
+  const s = ctx.policy.workingStateShare * share;
+  if (!(s > 0)) return 0;
+  return Math.max(400, Math.floor(ctx.targetTokens * s * CHARS_PER_TOKEN));
+}
+
+/** The working-state part of a replacement's text (up to the next top-level heading), if it has one. */
+export function workingStateSection(content: string): string | undefined {
+  const at = content.indexOf(`\n${WORKING_STATE_HEADING}\n`);
+  if (at < 0) return undefined;
+  const body = content.slice(at + WORKING_STATE_HEADING.length + 2);
+  const next = body.search(/^# /m);
+  return next < 0 ? body : body.slice(0, next);
+}
+
+/** An entry whose knowledge is already condensed: a summary, a digest, or any replacement with a working state. */
+export function condensedTextOf(e: EffectiveEntry): string | undefined {
+  if (isOriginal(e)) return undefined;
+  if (e.stage === 'summary' || e.stage === 'digest') return e.message.content;
+  return workingStateSection(e.message.content);
+}
+
+/**
+ * The working state of the view entries [i, j], at most `maxChars` characters (without its heading), or
+ * undefined when there is nothing to tell or the budget is 0.
+ */
+export function workingStateOf(
+  entries: readonly EffectiveEntry[],
+  i: number,
+  j: number,
+  maxChars: number,
+): string | undefined {
+  if (maxChars <= 0) return undefined;
+  const messages: ChatMessage[] = [];
+  const previous: string[] = [];
+  for (let k = i; k <= j; k++) {
+    const e = entries[k]!;
+    if (isOriginal(e)) {
+      if (e.message.role !== 'system') messages.push(e.message);
+      continue;
+    }
+    const condensed = condensedTextOf(e);
+    if (condensed) previous.push(condensed);
+    else if (e.message.role !== 'system') messages.push(e.message);
+  }
+  if (messages.length === 0 && previous.length === 0) return undefined;
+  const summary = summarizeDeterministic({
+    messages,
+    ...(previous.length ? { previousSummary: previous.join('\n\n') } : {}),
+    maxChars,
+  });
+  const body = summary.text.split('\n').slice(1).join('\n').trim();
+  return body === '' ? undefined : body;
+}
+
+/** `header` and, when there is one, the working state of entries [i, j] under its heading. */
+export function withWorkingState(
+  header: string,
+  entries: readonly EffectiveEntry[],
+  i: number,
+  j: number,
+  maxChars: number,
+): string {
+  const state = workingStateOf(entries, i, j, maxChars);
+  return state ? `${header}\n${WORKING_STATE_HEADING}\n${state}` : header;
+}

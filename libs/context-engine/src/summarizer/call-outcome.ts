@@ -1,0 +1,189 @@
+import type { ChatMessage, ToolCall } from '../model/message';
+import { parseArguments, type ToolActivity } from './tool-activity';
+
+/**
+ * What a tool call did and how it ended, read from its arguments and its result: the line an in-turn digest
+ * or a working state keeps of it. A failure is never reported as a success: the outcome comes from the result
+ * (the provider's error flag, an error line, a non-zero exit code, failed tests), not from the call.
+ */
+
+const ERROR_LINE =
+  /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b/i;
+const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
+/** Commands for which exit status 1 means "nothing found", not failure. */
+const SEARCH_COMMAND = /^\s*(?:grep|rg|ag|find|diff|test|\[|git diff|git grep)\b/;
+
+const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
+
+/** The line that shows a tool result failed, or undefined when it looks like a success. */
+export function errorLineOf(result: ChatMessage, activity: ToolActivity | undefined): string | undefined {
+  const lines = nonEmptyLines(result.content);
+  const pick = (): string | undefined => [...lines.slice(0, 5), ...lines.slice(-3)].find((l) => ERROR_LINE.test(l));
+  if (result.isError) return pick() ?? lines[0] ?? '(error)';
+  // A file's contents are data: an "Error:" inside a source file is not a failed read.
+  const readsOnly =
+    activity !== undefined && activity.command === undefined && activity.files.every((f) => f.action === 'read');
+  if (readsOnly) return undefined;
+  const exit = exitCodeOf(lines);
+  if (
+    exit !== undefined &&
+    !(exit.code === 1 && activity?.command !== undefined && SEARCH_COMMAND.test(activity.command))
+  )
+    return pick() ?? exit.line;
+  return pick();
+}
+
+function exitCodeOf(lines: readonly string[]): { code: number; line: string } | undefined {
+  for (const l of lines.slice(-3)) {
+    const m = EXIT_LINE.exec(l);
+    if (m) return { code: Number(m[1]), line: m[0] };
+  }
+  return undefined;
+}
+
+const TEST_COUNTS: readonly RegExp[] = [
+  // Jest / Vitest: "Tests:       2 failed, 10 passed, 12 total", "Tests  3 failed | 40 passed (43)"
+  /^\s*Tests?:?\s+((?:\d+ \w+(?:,|\s\|)?\s*)+)/m,
+  // pytest: "===== 2 failed, 10 passed in 1.20s ====="
+  /^=+ ((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)(?:, )?)+)(?: in [\d.]+s)? =+$/m,
+  // cargo: "test result: FAILED. 10 passed; 2 failed; 0 ignored"
+  /test result: \w+\. ((?:\d+ \w+;?\s*)+)/,
+  // mocha / node:test: "10 passing", "2 failing"; "# pass 10", "# fail 2"
+  /^\s*(\d+ passing(?:[^\n]*\n\s*\d+ (?:failing|pending))*)/m,
+  /^# (pass \d+\n# fail \d+)/m,
+  // Go: "--- FAIL: TestX", "ok  pkg 0.01s"; plain "N passed, N failed"
+  /^\s*(\d+ passed, \d+ failed(?:, \d+ skipped)?)\s*$/m,
+];
+
+/** "2 failed, 10 passed" from a test runner's closing lines, if the output has them. */
+export function testCountsOf(text: string): string | undefined {
+  const tail = text.length > 4000 ? text.slice(-4000) : text;
+  for (const re of TEST_COUNTS) {
+    const m = re.exec(tail);
+    if (m)
+      return m[1]!
+        .replace(/\s+/g, ' ')
+        .replace(/[;,|\s]+$/, '')
+        .trim();
+  }
+  return undefined;
+}
+
+const clipLine = (s: string, max: number): string => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
+};
+
+export interface CallOutcome {
+  readonly ok: boolean;
+  /** `ok`, `error: …`, `exit 2: …`, `tests 2 failed, 10 passed`, `120 lines`, `no result`. */
+  readonly text: string;
+}
+
+/** The outcome of one call from its result (undefined: not answered). */
+export function callOutcome(activity: ToolActivity | undefined, result: ChatMessage | undefined): CallOutcome {
+  if (!result) return { ok: false, text: 'no result' };
+  const lines = nonEmptyLines(result.content);
+  const tests = activity?.command !== undefined ? testCountsOf(result.content) : undefined;
+  let error = errorLineOf(result, activity);
+  // A Python traceback's telling line is its last: the exception and its message.
+  if (error?.startsWith('Traceback'))
+    error = [...lines].reverse().find((l) => /^\w*(?:Error|Exception)\b/.test(l)) ?? error;
+  if (error !== undefined) {
+    const exit = exitCodeOf(lines);
+    const head = exit && !error.includes(exit.line) ? `exit ${exit.code}: ` : 'error: ';
+    return { ok: false, text: `${head}${clipLine(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
+  }
+  if (tests) return { ok: !/[1-9]\d* (?:failed|failing|errors?)\b|fail [1-9]/.test(tests), text: `tests ${tests}` };
+  const readsOnly =
+    activity !== undefined &&
+    activity.command === undefined &&
+    activity.files.length > 0 &&
+    activity.files.every((f) => f.action === 'read');
+  if (readsOnly) return { ok: true, text: `${result.content.split('\n').length} lines` };
+  if (activity?.command !== undefined && lines.length > 0) {
+    // A command's last line is often its verdict ("Found 3 errors", "Done in 2.1s", "migrated 3 tables").
+    // (Not a marker of our own: a squeezed or truncated body ends in one.)
+    const last =
+      [...lines]
+        .reverse()
+        .find((l) => !/^\s*\[\.\.\.|\.\.\.\]\s*$/.test(l))
+        ?.trim() ?? '';
+    const verdict =
+      last.length <= 80 &&
+      VERDICT.test(last) &&
+      !/[;{}=]|^\s*(?:\d+[:-])?\s*(?:import|export|const|def|return)\b/.test(last);
+    return { ok: true, text: verdict ? `ok: ${clipLine(last, 80)}` : 'ok' };
+  }
+  return { ok: true, text: lines.length === 1 && lines[0]!.length <= 80 ? `ok: ${lines[0]!.trim()}` : 'ok' };
+}
+
+const VERDICT =
+  /\d|\b(?:done|success(?:ful(?:ly)?)?|passed|built|compiled|created|found|finished|complete[d]?|up to date|no (?:errors?|changes|issues|problems)|warnings?|skipped|updated|installed|removed|wrote|written|saved)\b/i;
+
+/** Argument keys by how much they tell a reader what the call did (lower first); noise keys are dropped. */
+const KEY_RANK: readonly [RegExp, number][] = [
+  [/^(?:path|file_?path|filePath|filename|file_name|file|target_file|notebook_path|paths|files)$/i, 0],
+  [/^(?:command|cmd|script)$/i, 1],
+  [/^(?:pattern|regex|query|q|glob|search|search_term|url|urls|name|symbol|selector|prompt|subagent_type)$/i, 2],
+  [/^(?:offset|limit|line|start_line|end_line|line_start|line_end|view_range|range|lines?)$/i, 3],
+];
+const NOISE_KEYS =
+  /^(?:description|timeout|replace_all|run_in_background|dangerouslyDisableSandbox|is_background|explanation|thought|reasoning)$/i;
+/** Bodies: what is written or replaced is in the file now (or in the result); its size is what a note keeps. */
+const BODY_KEYS =
+  /^(?:content|new_str|old_str|new_string|old_string|oldText|newText|text|edits|patch|diff|file_text|code|input)$/i;
+
+/** `…/src/theme/theme.ts`: a long path keeps its first segment and its last three; the file name is never cut. */
+export function shortenPath(path: string, max = 120): string {
+  if (path.length <= max) return path;
+  const parts = path.split('/');
+  if (parts.length <= 4) return path;
+  const tail = parts.slice(-3).join('/');
+  return `${parts[0] === '' ? `/${parts[1]}` : parts[0]}/…/${tail}`;
+}
+
+const rankOf = (key: string): number => {
+  for (const [re, r] of KEY_RANK) if (re.test(key)) return r;
+  return 4;
+};
+
+/** `path=…, pattern=…`: the useful arguments first, file paths whole, noise and defaults left out. */
+export function describeArguments(call: ToolCall, skip: ReadonlySet<string> = new Set()): string {
+  const args = parseArguments(call.arguments);
+  if (!args) return clipLine(call.arguments, 80);
+  const parts: { rank: number; text: string }[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (skip.has(key) || NOISE_KEYS.test(key) || value === false || value === null || value === '') continue;
+    const rank = rankOf(key);
+    if (BODY_KEYS.test(key) && rank === 4) {
+      const size = typeof value === 'string' ? value.length : JSON.stringify(value).length;
+      parts.push({ rank: 5, text: `${key}: ${size} chars` });
+      continue;
+    }
+    const raw = typeof value === 'string' ? value : JSON.stringify(value);
+    const text = rank === 0 ? shortenPath(raw.trim()) : clipLine(raw, rank <= 2 ? 160 : 60);
+    parts.push({ rank, text: `${key}=${text}` });
+  }
+  return parts
+    .sort((a, b) => a.rank - b.rank)
+    .slice(0, 3)
+    .map((p) => p.text)
+    .join(', ');
+}
+
+/**
+ * One line for a call: `edit packages/a.ts (oldText: 120 chars, newText: 140 chars) → ok`,
+ * `bash \`npm test\` → exit 1: FAIL src/x.test.ts`, `WebSearch(query=…) → ok`.
+ */
+export function describeCall(call: ToolCall, activity: ToolActivity, outcome: CallOutcome): string {
+  let head: string;
+  if (activity.command !== undefined) head = `${call.name} \`${clipLine(activity.command, 200)}\``;
+  else if (activity.files[0]) {
+    const file = activity.files[0].path;
+    const pathKey = Object.entries(parseArguments(call.arguments) ?? {}).find(([, v]) => v === file)?.[0];
+    const rest = describeArguments(call, new Set(pathKey ? [pathKey] : []));
+    head = `${call.name} ${shortenPath(file)}${rest ? ` (${rest})` : ''}`;
+  } else head = `${call.name}(${describeArguments(call)})`;
+  return `${head} → ${outcome.text}`;
+}

@@ -1,0 +1,123 @@
+/**
+ * `eval`: the future-use retention probe (tools/eval/retention.ts says what it measures).
+ *
+ *   npm run -s eval -- --input sessions.jsonl [--budget-ratio R] [--provider P] [--out report.json]
+ *
+ * Prints a table per session and the totals; writes the JSON report to --out (default: stdout when --out is
+ * not given, the table then goes to stderr). Exit code 1 when a line was bad, 2 on a usage error.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import Table from 'cli-table3';
+import { Command, InvalidArgumentError } from 'commander';
+import { FACT_KINDS, evaluateText, type RetentionReport } from './retention';
+
+const ratio = (v: string) => {
+  const n = Number(v);
+  if (!(n > 0 && n <= 1)) throw new InvalidArgumentError('must be a number in (0, 1]');
+  return n;
+};
+const positiveInt = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+};
+
+const pct = (x: number | null): string => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
+const shortId = (id: string, max = 44): string =>
+  id.length <= max ? id : `${id.slice(0, 18)}…${id.slice(-(max - 19))}`;
+
+export function retentionTable(report: RetentionReport): string {
+  const table = new Table({
+    head: ['session', 'msgs', 'cut', 'facts', 'kept', 'retention', 'chars kept', 'tokens before → after'],
+    style: { head: [], border: [], compact: true },
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+  });
+  for (const s of report.sessions) {
+    table.push([
+      shortId(s.id),
+      s.messages,
+      s.cut,
+      s.facts,
+      s.retained,
+      pct(s.retention),
+      pct(s.charsKept),
+      `${s.tokensBefore} → ${s.tokensAfter}`,
+    ]);
+  }
+  const t = report.totals;
+  table.push([
+    `total (${t.scored} scored of ${t.sessions})`,
+    '',
+    '',
+    t.facts,
+    t.retained,
+    pct(t.retention),
+    pct(t.charsKept),
+    '',
+  ]);
+  const kinds = FACT_KINDS.filter((k) => t.byKind[k])
+    .map((k) => `${k} ${t.byKind[k]!.retained}/${t.byKind[k]!.facts}`)
+    .join(', ');
+  return [
+    table.toString(),
+    `retention ${pct(t.retention)} of ${t.facts} reused facts (mean per session ${pct(t.meanRetention)}); chars kept ${pct(t.charsKept)} (largest session ${pct(t.maxCharsKept)})`,
+    `by kind (kept/facts): ${kinds}`,
+  ].join('\n');
+}
+
+function main(argv: readonly string[]): number {
+  const program = new Command('eval')
+    .description(
+      'Future-use retention of compaction: the share of facts reused later that the compacted history keeps.',
+    )
+    .requiredOption('-i, --input <file.jsonl>', 'transcript file, one session per line')
+    .option('--budget-ratio <ratio>', "history budget = ratio × the first half's own size", ratio, 0.5)
+    .option('--provider <provider>', 'provider for every session (default: inferred per session)')
+    .option('--model <model>', 'model for every session')
+    .option('--min-messages <n>', 'skip sessions with fewer messages', positiveInt, 10)
+    .option('-o, --out <report.json>', 'write the JSON report here (default: stdout)')
+    .showHelpAfterError()
+    .exitOverride();
+  try {
+    program.parse(argv as string[], { from: 'user' });
+  } catch (error) {
+    const code = (error as { exitCode?: number }).exitCode;
+    return code === 0 ? 0 : 2;
+  }
+  const o = program.opts<{
+    input: string;
+    budgetRatio: number;
+    provider?: string;
+    model?: string;
+    minMessages: number;
+    out?: string;
+  }>();
+  let text: string;
+  try {
+    text = readFileSync(o.input, 'utf8');
+  } catch (error) {
+    process.stderr.write(`eval: cannot read ${o.input}: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const started = performance.now();
+  const report = evaluateText(text, {
+    budgetRatio: o.budgetRatio,
+    minMessages: o.minMessages,
+    ...(o.provider ? { provider: o.provider } : {}),
+    ...(o.model ? { model: o.model } : {}),
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  if (o.out) writeFileSync(o.out, json);
+  else process.stdout.write(json);
+  const print = (s: string) => (o.out ? process.stdout : process.stderr).write(`${s}\n`);
+  print(retentionTable(report));
+  print(
+    `${report.sessions.length} sessions evaluated at budget ratio ${o.budgetRatio} in ${seconds.toFixed(2)} s` +
+      (report.skipped.length ? `; ${report.skipped.length} skipped (short or bad lines)` : '') +
+      (o.out ? `, report written to ${o.out}` : ''),
+  );
+  return report.skipped.some((s) => s.id.startsWith('line ')) ? 1 : 0;
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,233 @@
+/**
+ * Future-use retention: does the compacted history still hold what the rest of the session reuses?
+ *
+ * For each session of at least `minMessages` messages: cut it at about half (never between a call and its
+ * results), replay the first half through the engine with a history budget of `budgetRatio` × its own size
+ * (the replay tool's forced-budget mode), extract facts mechanically from the unseen second half — file
+ * paths and names, backticked identifiers, error/exception names, test names, shell commands, numbers with
+ * units, URLs —, keep those that also occur in the original first half (the agent could only know them from
+ * there), and measure the share of them present, as substrings, in the compacted first half. Beside it: the
+ * share of the first half's characters the compacted view keeps. Pure: same input, same report.
+ */
+import { parseArguments, type ChatMessage } from '@ctxledger/context-engine';
+import { parseTranscripts, type TranscriptSession } from '../replay/input';
+import { replaySession, type ReplayOptions } from '../replay/replay';
+
+export const FACT_KINDS = ['path', 'identifier', 'error', 'test', 'command', 'quantity', 'url'] as const;
+export type FactKind = (typeof FACT_KINDS)[number];
+
+export interface Fact {
+  readonly kind: FactKind;
+  readonly text: string;
+}
+
+export interface EvalOptions extends ReplayOptions {
+  /** Sessions with fewer messages are skipped (default 10). */
+  readonly minMessages?: number;
+}
+
+export interface SessionRetention {
+  readonly id: string;
+  readonly messages: number;
+  /** Messages in the first half (the cut). */
+  readonly cut: number;
+  /** Facts of the second half that also occur in the first half. */
+  readonly facts: number;
+  readonly retained: number;
+  /** retained / facts; null when the second half reuses no fact of the first. */
+  readonly retention: number | null;
+  readonly byKind: Partial<Record<FactKind, { facts: number; retained: number }>>;
+  readonly originalChars: number;
+  readonly compactedChars: number;
+  /** compactedChars / originalChars. */
+  readonly charsKept: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly fits: boolean;
+  /** Up to 25 facts the compacted first half lost, for inspection. */
+  readonly missed: readonly Fact[];
+}
+
+export interface RetentionTotals {
+  readonly sessions: number;
+  /** Sessions with at least one reused fact (the ones the averages are over). */
+  readonly scored: number;
+  readonly facts: number;
+  readonly retained: number;
+  /** Σ retained / Σ facts. */
+  readonly retention: number;
+  /** Mean of the per-session retentions. */
+  readonly meanRetention: number;
+  readonly originalChars: number;
+  readonly compactedChars: number;
+  readonly charsKept: number;
+  /** The largest per-session charsKept. */
+  readonly maxCharsKept: number;
+  readonly byKind: Partial<Record<FactKind, { facts: number; retained: number }>>;
+}
+
+export interface RetentionReport {
+  readonly options: EvalOptions;
+  readonly sessions: SessionRetention[];
+  readonly skipped: { readonly id: string; readonly reason: string }[];
+  readonly totals: RetentionTotals;
+}
+
+/** First index of the second half: about half of the messages, moved forward past any tool results. */
+export function cutIndex(messages: readonly ChatMessage[]): number {
+  let cut = Math.ceil(messages.length / 2);
+  while (cut < messages.length && messages[cut]!.role === 'tool') cut++;
+  return cut;
+}
+
+/** The text of a message as an agent sees it: content, and each call's name and argument values. */
+export function messageText(m: ChatMessage): string {
+  const parts = [m.content];
+  for (const c of m.toolCalls ?? []) {
+    parts.push(c.name);
+    const args = parseArguments(c.arguments);
+    if (!args) parts.push(c.arguments);
+    else for (const v of Object.values(args)) parts.push(typeof v === 'string' ? v : JSON.stringify(v));
+  }
+  return parts.join('\n');
+}
+
+const FILE_EXT =
+  'ts|tsx|js|jsx|mjs|cjs|json|jsonl|py|pyi|ipynb|md|mdx|rst|txt|ya?ml|toml|ini|cfg|conf|env|lock|rs|go|mod|java|kt|kts|scala|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|zsh|ps1|css|scss|sass|less|html?|xml|svg|sql|proto|graphql|gql|swift|m|mm|vue|svelte|lua|pl|r|jl|ex|exs|erl|hs|ml|dart|gradle|tf|dockerfile|csv|tsv|log|patch|diff|wasm|bin|pem|crt|key|gz|zip|tar|png|jpe?g|gif|pdf';
+const PATH = /(?:~|\.{1,2})?(?:\/?[\w@+-][\w@.+-]*)(?:\/[\w@.+-]+)+\/?/g;
+const FILE_NAME = new RegExp(`(?<![\\w/.-])[\\w@+-][\\w@.+-]*\\.(?:${FILE_EXT})(?![\\w/-])`, 'gi');
+const BACKTICKED = /`([^`\n]{3,100})`/g;
+const IDENTIFIER_LIKE = /^[\w$@.:/<>()[\],#-]+$/;
+const ERROR_NAME = /\b(?:[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Failure)|E[A-Z]{3,}|TS\d{4})\b/g;
+const TEST_NAME = /\b(?:test_\w{3,}|Test[A-Z]\w{2,})\b|\b(?:it|test|describe)\(\s*(['"`])([^'"`\n]{4,120})\1/g;
+const QUANTITY =
+  /(?<![\w.])\d+(?:[.,]\d+)?\s?(?:ms|µs|ns|s|sec|secs|seconds?|minutes?|mins?|hours?|h|[KMGT]i?B|kB|bytes?|%|tokens?|lines?|chars?|characters?|files?|tests?|px|rpm|rps|MHz|GHz|×)(?![\w])/g;
+const URL = /\bhttps?:\/\/[^\s)"'`<>\]}]+[^\s)"'`<>\]}.,;:!?]/g;
+const SHELL_TOOL = /bash|shell|terminal|exec|^sh$|^run|command|^cmd$/i;
+
+const stripLeadingCd = (line: string): string => line.replace(/^\s*cd\s+\S+\s*&&\s*/, '').trim();
+
+/** The facts a span of messages states, deduplicated by kind and text. */
+export function extractFacts(messages: readonly ChatMessage[]): Fact[] {
+  const out = new Map<string, Fact>();
+  const add = (kind: FactKind, raw: string) => {
+    const text = raw.trim();
+    if (text.length < 3 || text.length > 200) return;
+    const key = `${kind}\u0000${text}`;
+    if (!out.has(key)) out.set(key, { kind, text });
+  };
+  for (const m of messages) {
+    const text = messageText(m);
+    for (const x of text.matchAll(PATH)) {
+      const p = x[0].replace(/[/.]+$/, '');
+      // A path: at least one slash and a letter; not a fraction, date or ratio.
+      if (/\//.test(p) && /[A-Za-z]/.test(p) && !/^[\d/.:-]+$/.test(p)) add('path', p);
+    }
+    for (const x of text.matchAll(FILE_NAME)) add('path', x[0]);
+    for (const x of text.matchAll(BACKTICKED)) if (IDENTIFIER_LIKE.test(x[1]!)) add('identifier', x[1]!);
+    for (const x of text.matchAll(ERROR_NAME)) add('error', x[0]);
+    for (const x of text.matchAll(TEST_NAME)) add('test', x[2] ?? x[0]);
+    for (const x of text.matchAll(QUANTITY)) add('quantity', x[0]);
+    for (const x of text.matchAll(URL)) add('url', x[0]);
+    for (const c of m.toolCalls ?? []) {
+      if (!SHELL_TOOL.test(c.name)) continue;
+      const args = parseArguments(c.arguments);
+      const cmd = args?.['command'] ?? args?.['cmd'];
+      if (typeof cmd !== 'string') continue;
+      const first = stripLeadingCd(cmd.split('\n')[0] ?? '');
+      if (first.length >= 3) add('command', first.length > 120 ? first.slice(0, 120) : first);
+    }
+  }
+  return [...out.values()];
+}
+
+const textOf = (messages: readonly ChatMessage[]): string => messages.map(messageText).join('\n');
+
+/** Evaluate one session; null (with the reason) when it is too short to cut. */
+export function evaluateSession(
+  session: TranscriptSession,
+  options: EvalOptions,
+): SessionRetention | { skipped: string } {
+  const min = options.minMessages ?? 10;
+  const n = session.messages.length;
+  if (n < min) return { skipped: `${n} messages (< ${min})` };
+  const cut = cutIndex(session.messages);
+  if (cut >= n) return { skipped: 'no second half after the last tool results' };
+  const first = session.messages.slice(0, cut);
+  const second = session.messages.slice(cut);
+  const report = replaySession({ ...session, messages: first }, { ...options, everyTurn: false });
+  const originalText = textOf(first);
+  const compactedText = textOf(report.effective);
+  const facts = extractFacts(second).filter((f) => originalText.includes(f.text));
+  const byKind: Partial<Record<FactKind, { facts: number; retained: number }>> = {};
+  const missed: Fact[] = [];
+  let retained = 0;
+  for (const f of facts) {
+    const k = (byKind[f.kind] ??= { facts: 0, retained: 0 });
+    k.facts++;
+    if (compactedText.includes(f.text)) {
+      k.retained++;
+      retained++;
+    } else if (missed.length < 25) missed.push(f);
+  }
+  return {
+    id: session.id,
+    messages: n,
+    cut,
+    facts: facts.length,
+    retained,
+    retention: facts.length ? retained / facts.length : null,
+    byKind,
+    originalChars: originalText.length,
+    compactedChars: compactedText.length,
+    charsKept: originalText.length ? compactedText.length / originalText.length : 1,
+    tokensBefore: report.tokensBefore,
+    tokensAfter: report.tokensAfter,
+    fits: report.fits,
+    missed,
+  };
+}
+
+export function totalsOf(sessions: readonly SessionRetention[]): RetentionTotals {
+  const scored = sessions.filter((s) => s.retention !== null);
+  const facts = sessions.reduce((a, s) => a + s.facts, 0);
+  const retained = sessions.reduce((a, s) => a + s.retained, 0);
+  const originalChars = sessions.reduce((a, s) => a + s.originalChars, 0);
+  const compactedChars = sessions.reduce((a, s) => a + s.compactedChars, 0);
+  const byKind: Partial<Record<FactKind, { facts: number; retained: number }>> = {};
+  for (const s of sessions)
+    for (const [k, v] of Object.entries(s.byKind) as [FactKind, { facts: number; retained: number }][]) {
+      const t = (byKind[k] ??= { facts: 0, retained: 0 });
+      t.facts += v.facts;
+      t.retained += v.retained;
+    }
+  return {
+    sessions: sessions.length,
+    scored: scored.length,
+    facts,
+    retained,
+    retention: facts ? retained / facts : 1,
+    meanRetention: scored.length ? scored.reduce((a, s) => a + s.retention!, 0) / scored.length : 1,
+    originalChars,
+    compactedChars,
+    charsKept: originalChars ? compactedChars / originalChars : 1,
+    maxCharsKept: sessions.reduce((a, s) => Math.max(a, s.charsKept), 0),
+    byKind,
+  };
+}
+
+/** Evaluate every session of a transcript file's text; bad lines are reported as skipped with their error. */
+export function evaluateText(text: string, options: EvalOptions = {}): RetentionReport {
+  const sessions: SessionRetention[] = [];
+  const skipped: { id: string; reason: string }[] = [];
+  for (const parsed of parseTranscripts(text)) {
+    if (!parsed.ok) {
+      skipped.push({ id: `line ${parsed.error.line}`, reason: `${parsed.error.field}: ${parsed.error.message}` });
+      continue;
+    }
+    const r = evaluateSession(parsed.session, options);
+    if ('skipped' in r) skipped.push({ id: parsed.session.id, reason: r.skipped });
+    else sessions.push(r);
+  }
+  return { options, sessions, skipped, totals: totalsOf(sessions) };
+}
