@@ -118,7 +118,9 @@ export function extractFacts(messages: readonly ChatMessage[]): Fact[] {
   };
   for (const m of messages) {
     const text = messageText(m);
-    for (const x of text.matchAll(PATH)) {
+    for (const x of text.matchAll(URL)) add('url', x[0]);
+    // A URL's path is not a file path.
+    for (const x of text.replace(URL, ' ').matchAll(PATH)) {
       const p = x[0].replace(/[/.]+$/, '');
       // A path: at least one slash and a letter; not a fraction, date or ratio.
       if (/\//.test(p) && /[A-Za-z]/.test(p) && !/^[\d/.:-]+$/.test(p)) add('path', p);
@@ -128,7 +130,6 @@ export function extractFacts(messages: readonly ChatMessage[]): Fact[] {
     for (const x of text.matchAll(ERROR_NAME)) add('error', x[0]);
     for (const x of text.matchAll(TEST_NAME)) add('test', x[2] ?? x[0]);
     for (const x of text.matchAll(QUANTITY)) add('quantity', x[0]);
-    for (const x of text.matchAll(URL)) add('url', x[0]);
     for (const c of m.toolCalls ?? []) {
       if (!SHELL_TOOL.test(c.name)) continue;
       const args = parseArguments(c.arguments);

@@ -91,6 +91,17 @@ export function callOutcome(activity: ToolActivity | undefined, result: ChatMess
     error = [...lines].reverse().find((l) => /^\w*(?:Error|Exception)\b/.test(l)) ?? error;
   if (error !== undefined) {
     const exit = exitCodeOf(lines);
+    if (exit && error === exit.line) {
+      // Only the exit status tells: the line before it says what failed ("make: *** [all] Error 2").
+      const before = lines
+        .slice(0, -1)
+        .reverse()
+        .find((l) => !EXIT_LINE.test(l));
+      return {
+        ok: false,
+        text: `exit ${exit.code}${before ? `: ${clipLine(before, 140)}` : ''}${tests ? ` (tests ${tests})` : ''}`,
+      };
+    }
     const head = exit && !error.includes(exit.line) ? `exit ${exit.code}: ` : 'error: ';
     return { ok: false, text: `${head}${clipLine(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
   }

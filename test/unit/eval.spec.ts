@@ -1,0 +1,148 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ChatMessage } from '@ctxledger/context-engine';
+import {
+  cutIndex,
+  evaluateSession,
+  evaluateText,
+  extractFacts,
+  type RetentionReport,
+} from '../../tools/eval/retention';
+
+const root = resolve(__dirname, '../..');
+// The developer transcripts sit beside the repository (as in CI); a missing file fails the suite, never skips it.
+const DATA = resolve(root, '../shared/data/sessions.jsonl');
+
+const call = (id: string, name: string, args: Record<string, unknown>, content = ''): ChatMessage => ({
+  role: 'assistant',
+  content,
+  toolCalls: [{ id, name, arguments: JSON.stringify(args) }],
+});
+const result = (id: string, content: string): ChatMessage => ({ role: 'tool', content, toolCallId: id });
+
+describe('eval: future-use retention', () => {
+  it('cuts at about half, never between a call and its results', () => {
+    const msgs: ChatMessage[] = [
+      { role: 'user', content: 'go' },
+      call('a', 'read', { path: 'a.ts' }),
+      result('a', 'x'),
+      {
+        role: 'assistant',
+        content: 'parallel',
+        toolCalls: [1, 2, 3].map((i) => ({ id: `p${i}`, name: 'read', arguments: '{}' })),
+      },
+      result('p1', '1'),
+      result('p2', '2'),
+      result('p3', '3'),
+      { role: 'assistant', content: 'done' },
+    ];
+    const cut = cutIndex(msgs);
+    expect(cut).toBe(7);
+    expect(msgs[cut]!.role).not.toBe('tool');
+  });
+
+  it('extracts paths, identifiers, errors, tests, commands, quantities and URLs mechanically', () => {
+    const facts = extractFacts([
+      call('c', 'bash', { command: 'cd /repo && npm test -- src/app.spec.ts' }, 'Now `parseConfig()` fails.'),
+      result(
+        'c',
+        'TypeError: x is undefined\n  at packages/core/src/config.ts:12\n✕ test_parses_empty (3 ms)\nsee https://example.com/docs/x.',
+      ),
+    ]);
+    const by = (kind: string) => facts.filter((f) => f.kind === kind).map((f) => f.text);
+    expect(by('command')).toEqual(['npm test -- src/app.spec.ts']);
+    expect(by('identifier')).toEqual(['parseConfig()']);
+    expect(by('path')).toEqual(['src/app.spec.ts', 'packages/core/src/config.ts']);
+    expect(by('error')).toEqual(['TypeError']);
+    expect(by('test')).toEqual(['test_parses_empty']);
+    expect(by('quantity')).toEqual(['3 ms']);
+    expect(by('url')).toEqual(['https://example.com/docs/x']);
+  });
+
+  it('scores the facts of the second half that the first half stated, against the compacted first half', () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'fix the config loader' }];
+    for (let i = 0; i < 8; i++) {
+      messages.push(
+        call(`r${i}`, 'read', { path: `packages/core/src/module${i}/loader${i}.ts` }),
+        result(`r${i}`, `${'const filler = 1;\n'.repeat(200)}`),
+      );
+    }
+    for (let i = 0; i < 6; i++)
+      messages.push({ role: 'assistant', content: `step ${i}` }, { role: 'user', content: 'go on' });
+    // The second half reuses two paths of the first half and names one it never saw.
+    messages.push(
+      call('e1', 'edit', { path: 'packages/core/src/module1/loader1.ts', oldText: 'a', newText: 'b' }),
+      result('e1', 'ok'),
+      call('e2', 'edit', { path: 'packages/core/src/module6/loader6.ts', oldText: 'a', newText: 'b' }),
+      result('e2', 'ok'),
+      call('e3', 'read', { path: 'packages/other/new-file.ts' }),
+      result('e3', 'x'),
+    );
+    const session = { id: 's', messages };
+    const full = evaluateSession(session, { budgetRatio: 1 });
+    if ('skipped' in full) throw new Error(full.skipped);
+    expect(full.facts).toBe(2);
+    expect(full.retention).toBe(1);
+    const tight = evaluateSession(session, { budgetRatio: 0.2 });
+    if ('skipped' in tight) throw new Error(tight.skipped);
+    // The reads' bodies are gone, their paths are kept (the working state of what was hidden).
+    expect(tight.charsKept).toBeLessThan(0.35);
+    expect(tight.retention).toBe(1);
+    expect(tight.missed).toEqual([]);
+  });
+
+  describe('on ../shared/data/sessions.jsonl', () => {
+    const text = readFileSync(DATA, 'utf8');
+    const reports = new Map<number, RetentionReport>();
+    const at = (ratio: number): RetentionReport => {
+      if (!reports.has(ratio)) reports.set(ratio, evaluateText(text, { budgetRatio: ratio }));
+      return reports.get(ratio)!;
+    };
+
+    it.each([
+      [0.5, 0.8],
+      [0.25, 0.7],
+    ])(
+      'at budget ratio %s keeps at least %s of the reused facts within ratio + 0.1 of the characters',
+      (ratio, min) => {
+        const r = at(ratio);
+        expect(r.sessions.length).toBeGreaterThanOrEqual(20);
+        expect(r.totals.retention).toBeGreaterThanOrEqual(min);
+        expect(r.totals.charsKept).toBeLessThanOrEqual(ratio + 0.1);
+      },
+    );
+
+    it('is deterministic', () => {
+      expect(JSON.stringify(evaluateText(text, { budgetRatio: 0.5 }))).toBe(JSON.stringify(at(0.5)));
+    });
+  });
+
+  it('the CLI prints the table and writes the JSON report; a usage error exits 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eval-'));
+    try {
+      const out = join(dir, 'r.json');
+      const run = spawnSync(
+        process.execPath,
+        [require.resolve('tsx/cli'), 'tools/eval/main.ts', '--input', DATA, '--budget-ratio', '0.5', '--out', out],
+        { cwd: root, encoding: 'utf8' },
+      );
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(/retention \d+\.\d% of \d+ reused facts/);
+      const report = JSON.parse(readFileSync(out, 'utf8')) as RetentionReport;
+      expect(report.totals.facts).toBeGreaterThan(0);
+      const bad = spawnSync(
+        process.execPath,
+        [require.resolve('tsx/cli'), 'tools/eval/main.ts', '--budget-ratio', '2'],
+        {
+          cwd: root,
+          encoding: 'utf8',
+        },
+      );
+      expect(bad.status).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
