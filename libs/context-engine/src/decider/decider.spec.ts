@@ -415,6 +415,61 @@ describe('decider: summaries (stage 5) and the offline fallback', () => {
   });
 });
 
+describe('decider: knowledge survives compaction (invariant 8)', () => {
+  const all = (r: { state: Parameters<typeof effectiveHistory>[0] }) =>
+    effectiveHistory(r.state)
+      .map((m) => m.content)
+      .join('\n');
+
+  it('the emergency marker carries the working state of what it drops, not a bare count', () => {
+    const r = startSession('k1', { contextWindow: 60_000, maxOutputTokens: 0, policy: { summaries: 'off' } });
+    for (const m of agentSession(10, 1500)) append(r, m);
+    const evs = command(r, {
+      type: 'Compact',
+      data: { trigger: 'overflow', errorText: 'prompt is too long: 210000 tokens > 200000 maximum' },
+    });
+    const marker = ofType(evs, 'BlockCreated')[0]!.data.block.edits[0]!.replacement[0]!.content;
+    expect(marker).toMatch(
+      /^\[Context compacted: \d+ messages removed after a context-overflow error\]\n# Working state\n/,
+    );
+    expect(marker).toContain('request 0:'); // the first ask
+    expect(marker).toMatch(/\/src\/f0\.ts \(read/);
+    expect(marker).toMatch(/`npm test -- 0`/);
+  });
+
+  it("the session's first request survives any stack of blocks (summaries off: digests, windows, markers)", () => {
+    for (const policy of [{ summaries: 'off' as const }, { summaries: 'off' as const, stages: { splitTurn: false } }]) {
+      const r = replayAll('k2', { contextWindow: 12_000, maxOutputTokens: 0, policy }, agentSession(40, 2000));
+      expect(r.state.active.length).toBeGreaterThan(1);
+      expect(effectiveHistory(r.state).some((m) => m.content.startsWith('request 0:'))).toBe(false);
+      expect(all(r)).toContain('request 0:');
+      expect(all(r)).toContain('request 39:');
+    }
+  });
+
+  it('after a revert the next compaction reads the restored originals again', () => {
+    const r = startSession('k3', { contextWindow: 12_000, maxOutputTokens: 0, policy: { summaries: 'off' } });
+    const msgs = agentSession(30, 2000);
+    for (const m of msgs.slice(0, 60)) {
+      append(r, m);
+      compact(r);
+    }
+    const blocks = [...r.state.active];
+    expect(blocks.length).toBeGreaterThan(0);
+    apply(
+      r,
+      blocks.map((id) => ({ type: 'BlockReverted' as const, data: { blockId: id } })),
+    );
+    expect(effectiveHistory(r.state)).toEqual(r.state.originals);
+    for (const m of msgs.slice(60)) {
+      append(r, m);
+      compact(r);
+    }
+    expect(all(r)).toContain('request 0:');
+    expect(all(r)).toMatch(/\/src\/f1\.ts \(read/);
+  });
+});
+
 describe('decider: overflow, roles, chained compactions', () => {
   it('the emergency path drops the oldest ~50% of turns and aims at 70% of the budget', () => {
     const r = startSession('s14', { contextWindow: 60_000, maxOutputTokens: 0, policy: { summaries: 'off' } });
