@@ -22,8 +22,9 @@ export interface SummaryRange {
 const isSummaryEntry = (e: EffectiveEntry) => !isOriginal(e) && (e.stage === 'summary' || e.stage === 'digest');
 
 /**
- * Stage 5's span: everything after the pinned head up to a turn boundary that keeps at least
- * max(keepRecentMin, keepRecentRatio × n) recent messages and the whole protected tail.
+ * Stage 5's span: from the pinned head to the earliest turn boundary whose summary brings the view under the
+ * target, at most up to the boundary that keeps max(keepRecentMin, keepRecentRatio × n) recent messages and the
+ * whole protected tail. Recent turns stay verbatim rather than a fixed share of the messages being summarized.
  */
 export function selectSummaryRange(ctx: StageContext): SummaryRange | null {
   const { entries, policy, protection } = ctx;
