@@ -84,6 +84,9 @@ describe('summarizeDeterministic', () => {
       'docs/notes.md (read)',
       'src/util.ts (read)',
       '/repo/README.md (read)',
+      // Named in outputs: the traceback and the failing test.
+      'scripts/migrate.py (seen)',
+      'src/app.spec.ts (seen)',
     ]);
     expect(sections.commandsRun).toEqual([
       '`npm test 2>&1 | tail -20` → exit 1: FAIL src/app.spec.ts',

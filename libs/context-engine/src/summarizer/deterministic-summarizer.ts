@@ -356,6 +356,18 @@ function filesInListing(text: string): string[] {
   return [...out];
 }
 
+const NAMED_FILE =
+  /(?<![\w@./-])(?:[\w@.-]+\/)*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|proto)(?![\w/])/g;
+/** Up to 20 file paths an output names (bounded: the first 20,000 characters). */
+function filesNamedIn(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.slice(0, 20_000).matchAll(NAMED_FILE)) {
+    out.add(m[0].replace(/^\.\//, ''));
+    if (out.size >= 20) break;
+  }
+  return [...out];
+}
+
 /** Parses a summary with our headings back into the model; returns false when none of our headings is in it. */
 function absorbPrevious(model: Model, text: string): boolean {
   const items = new Map<keyof SummarySections, string[]>();
@@ -480,6 +492,9 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       if (call && line === undefined && listsFiles(call.name, call.activity.command)) {
         for (const path of filesInListing(m.content))
           if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
+      } else if ((call && !call.activity.files.every((f) => f.action === 'read')) || line !== undefined) {
+        // Files an output names (a stack trace, a failing test, a build error, git status): seen too.
+        for (const path of filesNamedIn(m.content)) if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
       }
       if (call?.activity.command !== undefined) {
         const entry = model.commands.get(call.activity.command);
