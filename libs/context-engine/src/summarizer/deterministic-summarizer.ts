@@ -88,8 +88,8 @@ const SHARES: Readonly<Record<keyof SummarySections, number>> = {
   filesTouched: 0.16,
   codeSymbols: 0.08,
   commandsRun: 0.1,
-  errorsSeen: 0.1,
-  decisions: 0.1,
+  errorsSeen: 0.14,
+  decisions: 0.06,
   pendingWork: 0.08,
   currentState: 0.14,
 };
@@ -272,10 +272,14 @@ const SYMBOL = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$/;
 /** Looks like code, not a word: camelCase, snake_case, a dotted or called name. */
 const CODE_LIKE = /[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[\w)]\.[A-Za-z]|::|\(\)$|^[A-Z][a-z]+[A-Z]/;
 
+const FILE_LIKE = /\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|rb|php|c|h|cpp|md|ya?ml|toml|sh|css|html|txt|lock)$/i;
+
 function addSymbol(model: Model, raw: string, rank: number, requireCodeLike = false): void {
   const text = raw.trim();
   if (text.length < 3 || text.length > 80 || !SYMBOL.test(text)) return;
   if (requireCodeLike && !CODE_LIKE.test(text)) return;
+  if (FILE_LIKE.test(text)) return; // a file name: listed with the files
+
   const name = text.replace(/\(\)$/, '');
   const entry = model.symbols.get(name);
   if (entry) {
