@@ -3,6 +3,7 @@ import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { makeBlock, viewTokens, type StageContext } from './common';
 import { TRUNCATION_MARKER } from './sliding-window';
+import { STEPS_HEADING } from './split-turn';
 import { withWorkingState, workingStateChars } from './working-state';
 
 /** A marker over view entries [i, j] with the working state of what it hides (the bare marker if that does not shrink). */
@@ -92,6 +93,15 @@ export const SQUEEZED_TOOL_CHARS = 80;
 const SHORT_MARKER = `${COMPACTED_MARKER}]`;
 const MARKER_HEADERS = [COMPACTED_MARKER, TRUNCATION_MARKER];
 
+/** A split-turn note cut to its three newest steps, with or without its working state. */
+function shortNote(content: string, keepState: boolean): string {
+  const lines = content.split('\n');
+  const at = lines.indexOf(STEPS_HEADING);
+  const steps = (at >= 0 ? lines.slice(at + 1) : lines.slice(1)).filter((l) => l.startsWith('- ')).slice(-3);
+  const head = keepState && at > 0 ? lines.slice(0, at + 1) : [lines[0]!];
+  return [...head, ...steps].join('\n');
+}
+
 const isMarker = (e: EffectiveEntry): boolean =>
   !isOriginal(e) && e.message.role === 'system' && MARKER_HEADERS.some((h) => e.message.content.startsWith(h));
 
@@ -110,10 +120,20 @@ const alone = (entries: readonly EffectiveEntry[], i: number): boolean => {
  * pair (a call keeps its results; only their text shrinks).
  */
 export function squeezeToBudget(ctx: StageContext): CompactionBlock | null {
+  if (viewTokens(ctx.entries, ctx.counter) <= ctx.budget.historyBudget) return null;
+  // Split-turn notes give up their steps and working state only when that is what makes the view fit.
+  const kept = squeeze(ctx, false);
+  if (kept.total <= ctx.budget.historyBudget)
+    return kept.edits.length ? makeBlock(ctx, 'keep-within-budget', kept.edits) : null;
+  const shrunk = squeeze(ctx, true);
+  const best = shrunk.total <= ctx.budget.historyBudget ? shrunk : kept;
+  return best.edits.length ? makeBlock(ctx, 'keep-within-budget', best.edits) : null;
+}
+
+function squeeze(ctx: StageContext, shrinkNotes: boolean): { edits: BlockEdit[]; total: number } {
   const { entries, counter, protection } = ctx;
   const limit = ctx.budget.historyBudget;
   let total = viewTokens(entries, counter);
-  if (total <= limit) return null;
   const edits = new Map<number, BlockEdit>();
   const tokensOf = new Map<number, number>();
   const apply = (i: number, replacement: ChatMessage[]) => {
@@ -129,6 +149,14 @@ export function squeezeToBudget(ctx: StageContext): CompactionBlock | null {
     if (isMarker(e) && alone(entries, i)) markers.push(i);
   });
   for (const i of markers) if (total > limit) apply(i, [{ role: 'system', content: SHORT_MARKER }]);
+  // Split-turn notes keep their newest steps, then only their header and those steps (the working state last).
+  const notes: number[] = [];
+  entries.forEach((e, i) => {
+    if (!isOriginal(e) && e.stage === 'split-turn' && alone(entries, i)) notes.push(i);
+  });
+  for (const keepState of shrinkNotes ? [true, false] : [])
+    for (const i of notes)
+      if (total > limit) apply(i, [{ role: 'system', content: shortNote(entries[i]!.message.content, keepState) }]);
   const bodies: number[] = [];
   entries.forEach((e, i) => {
     if (e.message.role !== 'tool' || protection.unconsumed.has(i) || !alone(entries, i)) return;
@@ -155,6 +183,5 @@ export function squeezeToBudget(ctx: StageContext): CompactionBlock | null {
     if (i - 1 >= 0 && entries[i - 1]!.message.toolCalls?.length) continue;
     apply(i, []);
   }
-  if (edits.size === 0) return null;
-  return makeBlock(ctx, 'keep-within-budget', [...edits.values()]);
+  return { edits: [...edits.values()], total };
 }
