@@ -569,6 +569,46 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     expect(squeezeToBudget(stageContext(msgs, 100_000))).toBeNull();
   });
 
+  it("shortens a split-turn note's working state and steps only when that is what makes the view fit", () => {
+    const msgs: ChatMessage[] = [user('refactor the modules')];
+    for (let i = 1; i <= 12; i++)
+      msgs.push(
+        calls(
+          `step ${i}: ${text(200, i)}`,
+          toolCall(`c${i}`, 'edit', { path: `src/m${i}/index.ts`, oldText: 'a', newText: 'b' }),
+        ),
+        result(`c${i}`, 'ok', 'edit'),
+      );
+    msgs.push(assistant(`done ${text(300, 99)}`));
+    const base = stageContext(msgs, 4000);
+    const note = splitTurn(base, 1, true)!;
+    const entries = applyBlockToEntries(base.entries, note, (m) => base.counter.message(m));
+    const size = viewTokens(entries, base.counter);
+    const noteTokens = entries.find((e) => e.blockId === note.id)!.tokens;
+    const at = (budget: number) => {
+      const c = stageContext(msgs, budget, { tail: { maxOverrun: 100 } });
+      const ctx = { ...c, entries, protection: computeTailProtection(entries, c.policy.tail, c.budget.historyBudget) };
+      const block = squeezeToBudget(ctx);
+      const view = block ? after(ctx, block) : entries.map((e) => e.message);
+      return { block, view, ctx, note: view.find((m) => m.content.startsWith('[Turn prefix'))!.content };
+    };
+    // Shrinking the note makes it fit: it keeps its header and newest steps.
+    const fits = at(size - Math.floor(noteTokens / 3));
+    expect(fits.block).not.toBeNull();
+    expect(
+      viewTokens(
+        applyBlockToEntries(entries, fits.block!, (m) => fits.ctx.counter.message(m)),
+        fits.ctx.counter,
+      ),
+    ).toBeLessThanOrEqual(fits.ctx.budget.historyBudget);
+    expect(fits.note).toMatch(/^\[Turn prefix compressed/);
+    expect(fits.note).toContain('src/m11/index.ts');
+    // Nothing makes it fit: the note keeps what it knows (the response says why the history does not fit).
+    const hopeless = at(Math.floor(size / 4));
+    expect(hopeless.note).toContain('# Working state');
+    expect(hopeless.note).toContain('src/m1/index.ts (edit)');
+  });
+
   it('never cuts an unconsumed result and never collapses a call still waiting for its results', () => {
     const msgs = [user('go'), calls('', toolCall('x', 'bash')), result('x', text(3000, 1), 'bash')];
     const ctx = stageContext(msgs, 200);
