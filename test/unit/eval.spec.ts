@@ -114,6 +114,16 @@ describe('eval: future-use retention', () => {
       },
     );
 
+    it('several cuts average over the compaction cycle: one report row per session and cut', () => {
+      const r = evaluateText(text, { budgetRatio: 0.5, cuts: [0.4, 0.6] });
+      const ids = r.sessions.map((s) => s.id);
+      expect(ids.filter((id) => id.endsWith('@0.4')).length).toBe(ids.filter((id) => id.endsWith('@0.6')).length);
+      const one = r.sessions.find((s) => s.id.endsWith('@0.4'))!;
+      const other = r.sessions.find((s) => s.id === one.id.replace('@0.4', '@0.6'))!;
+      expect(other.cut).toBeGreaterThan(one.cut);
+      expect(r.totals.retention).toBeGreaterThanOrEqual(0.7);
+    });
+
     it('is deterministic', () => {
       expect(JSON.stringify(evaluateText(text, { budgetRatio: 0.5 }))).toBe(JSON.stringify(at(0.5)));
     });

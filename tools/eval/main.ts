@@ -74,6 +74,15 @@ function main(argv: readonly string[]): number {
     .option('--budget-ratio <ratio>', "history budget = ratio × the first half's own size", ratio, 0.5)
     .option('--provider <provider>', 'provider for every session (default: inferred per session)')
     .option('--model <model>', 'model for every session')
+    .option(
+      '--cuts <shares>',
+      'where to cut, as shares of the messages (default 0.5; e.g. 0.4,0.5,0.6 averages over the compaction cycle)',
+      (v: string) => {
+        const xs = v.split(',').map(Number);
+        if (xs.length === 0 || xs.some((x) => !(x > 0 && x < 1))) throw new InvalidArgumentError('shares in (0, 1)');
+        return xs;
+      },
+    )
     .option('--min-messages <n>', 'skip sessions with fewer messages', positiveInt, 10)
     .option('-o, --out <report.json>', 'write the JSON report here (default: stdout)')
     .showHelpAfterError()
@@ -90,6 +99,7 @@ function main(argv: readonly string[]): number {
     provider?: string;
     model?: string;
     minMessages: number;
+    cuts?: number[];
     out?: string;
   }>();
   let text: string;
@@ -103,6 +113,7 @@ function main(argv: readonly string[]): number {
   const report = evaluateText(text, {
     budgetRatio: o.budgetRatio,
     minMessages: o.minMessages,
+    ...(o.cuts ? { cuts: o.cuts } : {}),
     ...(o.provider ? { provider: o.provider } : {}),
     ...(o.model ? { model: o.model } : {}),
   });

@@ -24,6 +24,11 @@ export interface Fact {
 export interface EvalOptions extends ReplayOptions {
   /** Sessions with fewer messages are skipped (default 10). */
   readonly minMessages?: number;
+  /**
+   * Where to cut, as shares of the messages (default [0.5]). Several cuts average out where in the compaction
+   * cycle (between the target and the trigger) the cut happens to fall.
+   */
+  readonly cuts?: readonly number[];
 }
 
 export interface SessionRetention {
@@ -73,9 +78,9 @@ export interface RetentionReport {
   readonly totals: RetentionTotals;
 }
 
-/** First index of the second half: about half of the messages, moved forward past any tool results. */
-export function cutIndex(messages: readonly ChatMessage[]): number {
-  let cut = Math.ceil(messages.length / 2);
+/** First index of the second part: `share` of the messages, moved forward past any tool results. */
+export function cutIndex(messages: readonly ChatMessage[], share = 0.5): number {
+  let cut = Math.ceil(messages.length * share);
   while (cut < messages.length && messages[cut]!.role === 'tool') cut++;
   return cut;
 }
@@ -148,11 +153,12 @@ const textOf = (messages: readonly ChatMessage[]): string => messages.map(messag
 export function evaluateSession(
   session: TranscriptSession,
   options: EvalOptions,
+  share = 0.5,
 ): SessionRetention | { skipped: string } {
   const min = options.minMessages ?? 10;
   const n = session.messages.length;
   if (n < min) return { skipped: `${n} messages (< ${min})` };
-  const cut = cutIndex(session.messages);
+  const cut = cutIndex(session.messages, share);
   if (cut >= n) return { skipped: 'no second half after the last tool results' };
   const first = session.messages.slice(0, cut);
   const second = session.messages.slice(cut);
@@ -226,9 +232,12 @@ export function evaluateText(text: string, options: EvalOptions = {}): Retention
       skipped.push({ id: `line ${parsed.error.line}`, reason: `${parsed.error.field}: ${parsed.error.message}` });
       continue;
     }
-    const r = evaluateSession(parsed.session, options);
-    if ('skipped' in r) skipped.push({ id: parsed.session.id, reason: r.skipped });
-    else sessions.push(r);
+    for (const share of options.cuts ?? [0.5]) {
+      const r = evaluateSession(parsed.session, options, share);
+      const id = (options.cuts ?? [0.5]).length > 1 ? `${parsed.session.id}@${share}` : parsed.session.id;
+      if ('skipped' in r) skipped.push({ id, reason: r.skipped });
+      else sessions.push({ ...r, id });
+    }
   }
   return { options, sessions, skipped, totals: totalsOf(sessions) };
 }
