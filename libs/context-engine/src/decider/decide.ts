@@ -59,7 +59,11 @@ function suppressedEdits(state: SessionState): ReadonlySet<string> {
 }
 
 function step(state: SessionState, pass: Pass, target: number, fn: StageFn): CompactionBlock | null {
-  const block = fn(contextFor(state, pass.entries, target));
+  // A block of this pass is active too: a later stage must not emit another block with its id (same stage
+  // and ranges), which the state would ignore as a redelivery while the pass applied it.
+  const ctx = contextFor(state, pass.entries, target);
+  const activeIds = pass.blocks.length ? [...state.active, ...pass.blocks.map((b) => b.id)] : state.active;
+  const block = fn({ ...ctx, activeIds });
   if (!block) return null;
   pass.blocks.push(block);
   pass.events.push({ type: 'BlockCreated', data: { block } });

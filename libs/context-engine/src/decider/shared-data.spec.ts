@@ -40,6 +40,10 @@ describe.each([0.5, 0.25])('shared data at budget ratio %s', (ratio) => {
       const floor = s.messages.flatMap((m, i) => (isConversational(m) ? [i] : [])).slice(-6);
       for (const p of floor) expect(shown.has(p)).toBe(true);
       expect(r.state.effectiveTokens).toBe(recount(r.state).effectiveTokens);
+      // One block per id: a second BlockCreated with an id already used would be dropped by evolve as a
+      // redelivery, while the services published it (with other content) under the same event id.
+      const ids = r.events.flatMap((e) => (e.type === 'BlockCreated' ? [e.data.block.id] : []));
+      expect(ids.length).toBe(new Set(ids).size);
     }
     // The others are single turns whose pinned system prompt + task + newest exchange alone exceed the budget.
     expect(fits).toBeGreaterThanOrEqual(ratio === 0.5 ? 20 : 10);
