@@ -129,7 +129,7 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
       maxOutputTokens: 0,
       policy: { guard: { retryAfterGrowthRatio: 0.5 } },
     });
-    append(r, user(text(5000))); // one verbatim user message over the threshold: nothing can be done
+    append(r, user(text(8000))); // one verbatim user message over the threshold: nothing can be done
     expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
     expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
     expect(compact(r)).toEqual([
@@ -160,7 +160,7 @@ describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', (
     let refused = false;
     for (let i = 0; i < 12 && !refused; i++) {
       append(r, calls('', toolCall(`c${i}`, 'bash', { command: `step ${i}` })));
-      append(r, result(`c${i}`, text(2400, i), 'bash'));
+      append(r, result(`c${i}`, text(3200, i), 'bash'));
       const evs = compact(r);
       compactions += ofType(evs, 'CompactionCompleted').length;
       refused = ofType(evs, 'CompactionRefused').some((e) => e.data.reason === 'compaction-limit');
@@ -192,11 +192,11 @@ describe('decider: anti-thrash hold between compactions (policy.guard.minTurnsBe
       ...(minTurnsBetweenCompactions !== undefined ? { guard: { minTurnsBetweenCompactions } } : {}),
     };
     const r = startSession('s-hold', { contextWindow: 20_000, maxOutputTokens: 0, policy });
-    append(r, user(`do the long task: ${text(40_000)}`));
+    append(r, user(`do the long task: ${text(60_000)}`));
     return r;
   }
   /** Append call + result steps, deciding after each append; the model-call counts at which compactions ran. */
-  function run(r: ReturnType<typeof thrashing>, steps: number, resultChars = 3000, from = 0): number[] {
+  function run(r: ReturnType<typeof thrashing>, steps: number, resultChars = 3700, from = 0): number[] {
     const at: number[] = [];
     for (let i = from; i < from + steps; i++) {
       for (const m of [
@@ -235,7 +235,7 @@ describe('decider: anti-thrash hold between compactions (policy.guard.minTurnsBe
     // One huge result puts the history over the budget inside the hold: compacted at once.
     append(r, calls('big', toolCall('huge', 'bash', { command: 'cat big.log' })));
     compact(r);
-    append(r, result('huge', text(30_000, 7), 'bash'));
+    append(r, result('huge', text(47_000, 7), 'bash'));
     expect(effectiveTotal(r.state)).toBeGreaterThan(r.state.budget.historyBudget);
     expect(r.state.guard.callsSinceCompaction).toBeLessThan(3);
     expect(ofType(compact(r), 'CompactionCompleted')).toHaveLength(1);
@@ -248,7 +248,7 @@ describe('decider: anti-thrash hold between compactions (policy.guard.minTurnsBe
       const r = thrashing();
       run(r, 4); // the first compaction ran at call 4 …
       append(r, calls('next', toolCall('n1', 'bash', { command: 'ls' })));
-      append(r, result('n1', text(8000, 9), 'bash'));
+      append(r, result('n1', text(12_500, 9), 'bash'));
       expect(effectiveTotal(r.state)).toBeGreaterThan(r.state.budget.thresholdTokens);
       expect(r.state.guard.callsSinceCompaction).toBe(1);
       expect(compact(r)).toEqual([]); // … so the automatic check is held …
@@ -490,7 +490,7 @@ describe('decider: overflow, roles, chained compactions', () => {
   it('uses the numbers of the overflow error to correct an estimate that undershot', () => {
     const build = () => {
       const r = startSession('s14b', { contextWindow: 100_000, maxOutputTokens: 0, policy: { summaries: 'off' } });
-      for (const m of agentSession(30, 3000)) append(r, m);
+      for (const m of agentSession(30, 4700)) append(r, m);
       return r;
     };
     const ours = sessionStats(build().state).effectiveTokens;

@@ -61,7 +61,7 @@ describe('stage 2: prune old tool outputs (SCENARIOS #6, #7)', () => {
     for (let i = 1; i <= 10; i++)
       msgs.push(
         calls('', toolCall(`c${i}`, 'bash', { command: `step ${i}` })),
-        result(`c${i}`, text(20_000, i), 'bash'),
+        result(`c${i}`, text(31_000, i), 'bash'),
       );
     msgs.push(assistant('all done'), user('thanks'));
     return msgs;

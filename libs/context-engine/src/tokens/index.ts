@@ -3,6 +3,7 @@ import { createTokenCounter, tokenProfileFor, type TokenCounter, type Tokenizer 
 import { createTiktokenTokenizer, openAiEncodingFor } from './tiktoken';
 
 export * from './estimate';
+export * from './segments';
 export { createTiktokenTokenizer, openAiEncodingFor } from './tiktoken';
 
 const OPENAI_PROVIDERS = new Set(['openai', 'azure']);
