@@ -592,6 +592,7 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
     );
   };
   mergeRelativeIntoAbsolute(model.files);
+  dropSeenFragments(model.files);
   // Changed files first, then the ones opened, then the ones only seen in a listing or a search.
   const writes = (f: FileEntry) =>
     f.counts.has('write') || f.counts.has('edit') ? 0 : f.counts.size === 1 && f.counts.has(SEEN) ? 2 : 1;
@@ -611,6 +612,15 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
     decisions: dedupe(model.decisions).map((d) => ({ text: d.text, order: d.rank })),
     pendingWork: dedupe(model.pending).map((d) => ({ text: d.text, order: d.rank })),
   };
+}
+
+/** A file only seen whose path ends another listed path (a fragment of a cut output line) is that file. */
+function dropSeenFragments(files: Map<string, FileEntry>): void {
+  const paths = [...files.keys()];
+  for (const [path, entry] of [...files]) {
+    if (!(entry.counts.size === 1 && entry.counts.has(SEEN))) continue;
+    if (paths.some((p) => p !== path && p.length > path.length && p.endsWith(path))) files.delete(path);
+  }
 }
 
 /** `src/a.ts` and `/repo/src/a.ts` are one file when exactly one absolute path ends with the relative one. */
