@@ -447,6 +447,28 @@ describe('decider: knowledge survives compaction (invariant 8)', () => {
     }
   });
 
+  it('a model summary that leaves out files, commands or errors gets them appended from the messages', () => {
+    const r = startSession('k4', { contextWindow: 12_000, maxOutputTokens: 0 });
+    let request;
+    for (const m of agentSession(30, 2000)) {
+      append(r, m);
+      request = ofType(compact(r), 'SummaryRequested')[0]?.data.request;
+      if (request) break;
+    }
+    expect(request).toBeDefined();
+    const done = command(r, {
+      type: 'CompleteSummary',
+      data: { requestId: request!.requestId, summary: 'The user asked for several checks of /src/f0.ts.' },
+    });
+    const content = ofType(done, 'BlockCreated')[0]!.data.block.edits[0]!.replacement[0]!.content;
+    expect(content).toContain('The user asked for several checks of /src/f0.ts.');
+    expect(content).toContain('# Kept from the messages (not in the summary above)');
+    const kept = content.slice(content.indexOf('# Kept from the messages'));
+    expect(kept).toMatch(/\/src\/f1\.ts \(read/);
+    expect(kept).toMatch(/`npm test -- 0`/);
+    expect(kept).not.toContain('/src/f0.ts'); // the summary names it already
+  });
+
   it('after a revert the next compaction reads the restored originals again', () => {
     const r = startSession('k3', { contextWindow: 12_000, maxOutputTokens: 0, policy: { summaries: 'off' } });
     const msgs = agentSession(30, 2000);

@@ -3,7 +3,13 @@ import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { findSafeCutIndex } from '../turns';
 import { clip, makeBlock, oneLine, viewTokens, type StageContext } from './common';
-import { WORKING_STATE_HEADING, condensedTextOf, withWorkingState, workingStateChars } from './working-state';
+import {
+  WORKING_STATE_HEADING,
+  condensedTextOf,
+  withWorkingState,
+  workingStateChars,
+  workingStateOf,
+} from './working-state';
 
 export const SUMMARY_HEADER = '[Summary of earlier conversation';
 export const DIGEST_HEADER = '[Digest of earlier turns';
@@ -100,8 +106,56 @@ export function summaryBlock(ctx: StageContext, range: PositionRange, summary: s
   for (const e of entries)
     if (e.from <= range.to && range.from <= e.to && (e.from < range.from || e.to > range.to)) return null;
   for (let k = i; k <= j; k++) if (ctx.protection.verbatim.has(k)) return null;
-  const edit: BlockEdit = { from: range.from, to: range.to, replacement: [summaryMessage(summary, j - i + 1)] };
-  return makeBlock(ctx, 'summary', [edit]);
+  // A model summary never knows less than the working state of the same span: what it leaves out is appended.
+  const missing = factsMissingFrom(summary, entries, i, j, workingStateChars(ctx));
+  const text = missing ? `${summary.trimEnd()}\n${KEPT_HEADING}\n${missing}` : summary;
+  const edit: BlockEdit = { from: range.from, to: range.to, replacement: [summaryMessage(text, j - i + 1)] };
+  return (
+    makeBlock(ctx, 'summary', [edit]) ??
+    (missing ? makeBlock(ctx, 'summary', [{ ...edit, replacement: [summaryMessage(summary, j - i + 1)] }]) : null)
+  );
+}
+
+export const KEPT_HEADING = '# Kept from the messages (not in the summary above)';
+/** The sections whose items are facts a summary must not lose (requests and plans it may rephrase). */
+const FACT_SECTIONS = new Set(['## Files touched', '## Code symbols', '## Commands run', '## Errors seen']);
+
+/** What an item names: a file's path, a command, an error's operation, a symbol. */
+function factKey(item: string): string {
+  const command = /^`([^`]+)`/.exec(item);
+  if (command) return command[1]!;
+  const error = /^(.*?) — /.exec(item);
+  if (error) return error[1]!.replace(/^\S+\s+/, '');
+  return item.replace(/ \([^()]*\)$/, '');
+}
+
+/** The working-state items of view entries [i, j] (files, symbols, commands, errors) the summary does not name. */
+export function factsMissingFrom(
+  summary: string,
+  entries: readonly EffectiveEntry[],
+  i: number,
+  j: number,
+  maxChars: number,
+): string | undefined {
+  const state = workingStateOf(entries, i, j, maxChars);
+  if (!state) return undefined;
+  const out: string[] = [];
+  let section = '';
+  let heading: string | undefined;
+  for (const line of state.split('\n')) {
+    if (line.startsWith('## ')) {
+      section = line;
+      heading = line;
+      continue;
+    }
+    if (!FACT_SECTIONS.has(section) || !line.startsWith('- ') || /^- \(\+\d+ more omitted\)$/.test(line)) continue;
+    const key = factKey(line.slice(2));
+    if (key.length < 3 || summary.includes(key)) continue;
+    if (heading) out.push(heading);
+    heading = undefined;
+    out.push(line);
+  }
+  return out.length ? out.join('\n') : undefined;
 }
 
 /**
