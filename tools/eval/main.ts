@@ -9,18 +9,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { Command, InvalidArgumentError } from 'commander';
+import { parseOrExitCode, positiveInt, ratioUpTo } from '../cli';
 import { FACT_KINDS, evaluateText, type RetentionReport } from './retention';
-
-const ratio = (v: string) => {
-  const n = Number(v);
-  if (!(n > 0 && n <= 1)) throw new InvalidArgumentError('must be a number in (0, 1]');
-  return n;
-};
-const positiveInt = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer');
-  return n;
-};
 
 const pct = (x: number | null): string => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
 const shortId = (id: string, max = 44): string =>
@@ -71,7 +61,7 @@ function main(argv: readonly string[]): number {
       'Future-use retention of compaction: the share of facts reused later that the compacted history keeps.',
     )
     .requiredOption('-i, --input <file.jsonl>', 'transcript file, one session per line')
-    .option('--budget-ratio <ratio>', "history budget = ratio × the first half's own size", ratio, 0.5)
+    .option('--budget-ratio <ratio>', "history budget = ratio × the first half's own size", ratioUpTo(1), 0.5)
     .option('--provider <provider>', 'provider for every session (default: inferred per session)')
     .option('--model <model>', 'model for every session')
     .option(
@@ -83,16 +73,12 @@ function main(argv: readonly string[]): number {
         return xs;
       },
     )
-    .option('--min-messages <n>', 'skip sessions with fewer messages', positiveInt, 10)
+    .option('--min-messages <n>', 'skip sessions with fewer messages', positiveInt('--min-messages'), 10)
     .option('-o, --out <report.json>', 'write the JSON report here (default: stdout)')
     .showHelpAfterError()
     .exitOverride();
-  try {
-    program.parse(argv as string[], { from: 'user' });
-  } catch (error) {
-    const code = (error as { exitCode?: number }).exitCode;
-    return code === 0 ? 0 : 2;
-  }
+  const exit = parseOrExitCode(program, argv);
+  if (exit !== undefined) return exit;
   const o = program.opts<{
     input: string;
     budgetRatio: number;

@@ -14,27 +14,14 @@
  * was bad or the engine failed on a session (the report is still written), 2 on a usage error.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
+import { nonNegativeInt, parseOrExitCode, positiveInt, ratioUpTo } from '../cli';
 import { SingleBar, Presets } from 'cli-progress';
 import { countSessionLines, formatInputError } from './input';
 import { replayText, type ReplayOptions } from './replay';
 import { summaryTable } from './table';
 
-const positiveInt = (name: string) => (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive integer`);
-  return n;
-};
-const nonNegativeInt = (name: string) => (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
-  return n;
-};
-const ratio = (v: string) => {
-  const n = Number(v);
-  if (!(n > 0 && n <= 10)) throw new InvalidArgumentError('must be a number in (0, 10]');
-  return n;
-};
+const ratio = ratioUpTo(10);
 
 interface CliOptions {
   input: string;
@@ -84,12 +71,8 @@ function main(argv: readonly string[]): number {
     .option('--no-progress', 'no progress bar')
     .showHelpAfterError()
     .exitOverride();
-  try {
-    program.parse(argv as string[], { from: 'user' });
-  } catch (error) {
-    const code = (error as { exitCode?: number }).exitCode;
-    return code === 0 ? 0 : 2;
-  }
+  const exit = parseOrExitCode(program, argv);
+  if (exit !== undefined) return exit;
   const o = program.opts<CliOptions>();
   if (o.budgetRatio !== undefined && o.contextWindow !== undefined) {
     process.stderr.write('replay: --budget-ratio and --context-window are exclusive (the ratio sets the window)\n');
