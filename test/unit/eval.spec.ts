@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ChatMessage } from '@ctxledger/context-engine';
 import {
+  asOneTurn,
   cutIndex,
   evaluateSession,
   evaluateText,
@@ -122,6 +123,21 @@ describe('eval: future-use retention', () => {
       const other = r.sessions.find((s) => s.id === one.id.replace('@0.4', '@0.6'))!;
       expect(other.cut).toBeGreaterThan(one.cut);
       expect(r.totals.retention).toBeGreaterThanOrEqual(0.7);
+    });
+
+    it('--one-turn keeps the first user message only: a single turn that only split-turn notes condense', () => {
+      const r = evaluateText(text, { budgetRatio: 0.25, oneTurn: true });
+      expect(r.sessions.length).toBeGreaterThan(0);
+      expect(r.totals.retention).toBeGreaterThan(0.4);
+      const one = asOneTurn({
+        id: 'x',
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+          { role: 'user', content: 'c' },
+        ],
+      });
+      expect(one.messages.map((m) => m.content)).toEqual(['a', 'b']);
     });
 
     it('is deterministic', () => {

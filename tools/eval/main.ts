@@ -1,7 +1,8 @@
 /**
  * `eval`: the future-use retention probe (tools/eval/retention.ts says what it measures).
  *
- *   npm run -s eval -- --input sessions.jsonl [--budget-ratio R] [--provider P] [--out report.json]
+ *   npm run -s eval -- --input sessions.jsonl [--budget-ratio R] [--cuts 0.4,0.5,0.6] [--one-turn] [--provider P]
+ *                      [--out report.json]
  *
  * Prints a table per session and the totals; writes the JSON report to --out (default: stdout when --out is
  * not given, the table then goes to stderr). Exit code 1 when a line was bad, 2 on a usage error.
@@ -73,6 +74,7 @@ function main(argv: readonly string[]): number {
         return xs;
       },
     )
+    .option('--one-turn', 'make each session one long user turn (later user messages dropped): the in-turn path', false)
     .option('--min-messages <n>', 'skip sessions with fewer messages', positiveInt('--min-messages'), 10)
     .option('-o, --out <report.json>', 'write the JSON report here (default: stdout)')
     .showHelpAfterError()
@@ -86,6 +88,7 @@ function main(argv: readonly string[]): number {
     model?: string;
     minMessages: number;
     cuts?: number[];
+    oneTurn: boolean;
     out?: string;
   }>();
   let text: string;
@@ -100,6 +103,7 @@ function main(argv: readonly string[]): number {
     budgetRatio: o.budgetRatio,
     minMessages: o.minMessages,
     ...(o.cuts ? { cuts: o.cuts } : {}),
+    ...(o.oneTurn ? { oneTurn: true } : {}),
     ...(o.provider ? { provider: o.provider } : {}),
     ...(o.model ? { model: o.model } : {}),
   });

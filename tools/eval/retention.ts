@@ -29,6 +29,11 @@ export interface EvalOptions extends ReplayOptions {
    * cycle (between the target and the trigger) the cut happens to fall.
    */
   readonly cuts?: readonly number[];
+  /**
+   * Make each session one long user turn (every user message after the first dropped), the shape of Claude Code
+   * sessions, where only split-turn notes can condense: a stress test of the in-turn path.
+   */
+  readonly oneTurn?: boolean;
 }
 
 export interface SessionRetention {
@@ -223,6 +228,12 @@ export function totalsOf(sessions: readonly SessionRetention[]): RetentionTotals
   };
 }
 
+/** The session as one user turn: the first user message stays, the later ones are dropped. */
+export function asOneTurn(session: TranscriptSession): TranscriptSession {
+  const first = session.messages.findIndex((m) => m.role === 'user');
+  return { ...session, messages: session.messages.filter((m, i) => m.role !== 'user' || i === first) };
+}
+
 /** Evaluate every session of a transcript file's text; bad lines are reported as skipped with their error. */
 export function evaluateText(text: string, options: EvalOptions = {}): RetentionReport {
   const sessions: SessionRetention[] = [];
@@ -232,8 +243,9 @@ export function evaluateText(text: string, options: EvalOptions = {}): Retention
       skipped.push({ id: `line ${parsed.error.line}`, reason: `${parsed.error.field}: ${parsed.error.message}` });
       continue;
     }
+    const session = options.oneTurn ? asOneTurn(parsed.session) : parsed.session;
     for (const share of options.cuts ?? [0.5]) {
-      const r = evaluateSession(parsed.session, options, share);
+      const r = evaluateSession(session, options, share);
       const id = (options.cuts ?? [0.5]).length > 1 ? `${parsed.session.id}@${share}` : parsed.session.id;
       if ('skipped' in r) skipped.push({ id, reason: r.skipped });
       else sessions.push({ ...r, id });
