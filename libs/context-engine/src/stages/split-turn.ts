@@ -54,7 +54,8 @@ function stepLinesOf(content: string): string[] {
   const at = content.indexOf(`\n${STEPS_HEADING}\n`);
   const wsAt = content.indexOf(`\n${WORKING_STATE_HEADING}\n`);
   const body = at >= 0 ? content.slice(at) : wsAt >= 0 ? content.slice(0, wsAt) : content;
-  return body.split('\n').filter((l) => l.startsWith('- '));
+  // An earlier note's count of omitted steps is not a step: the new note counts its own.
+  return body.split('\n').filter((l) => l.startsWith('- ') && !l.startsWith('- (+'));
 }
 
 /** Prose of an assistant message on one line: fenced code left out. */
@@ -134,8 +135,10 @@ function richNotes(ctx: StageContext, start: number, end: number, calls: number)
 
 /**
  * Stage 4 (seed 000): when the current turn alone does not fit the target and has more than `tailPairs`
- * tool-call groups, the older groups are collapsed into one non-empty note (tool, key args ≤ 40 chars,
- * status); the newest `tailPairs` groups, the user message, the verbatim set and unconsumed results stay.
+ * tool-call groups, the older groups are collapsed into one non-empty note; the newest `tailPairs` groups, the
+ * user message, the verbatim set and unconsumed results stay. The note is the rich one (`policy.inTurnDigest`:
+ * working state, then one line per call with its outcome) or seed 000's (tool, key args ≤ 40 chars, status); a
+ * shorter rich note, then the seed's, when a longer one would not shrink the prefix.
  */
 export function splitTurn(
   ctx: StageContext,
