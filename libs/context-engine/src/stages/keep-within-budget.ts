@@ -3,23 +3,8 @@ import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { makeBlock, viewTokens, type StageContext } from './common';
 import { TRUNCATION_MARKER } from './sliding-window';
-import { STEPS_HEADING } from './split-turn';
-import { withWorkingState, workingStateChars } from './working-state';
-
-/** A marker over view entries [i, j] with the working state of what it hides (the bare marker if that does not shrink). */
-function markerBlock(ctx: StageContext, stage: 'keep-within-budget' | 'emergency', i: number, j: number, why: string) {
-  const { entries } = ctx;
-  const bare = compactedMarker(entries[j]!.to - entries[i]!.from + 1, why);
-  const edit = { from: entries[i]!.from, to: entries[j]!.to };
-  const rich: ChatMessage = {
-    role: 'system',
-    content: withWorkingState(bare.content, entries, i, j, workingStateChars(ctx)),
-  };
-  return (
-    makeBlock(ctx, stage, [{ ...edit, replacement: [rich] }]) ??
-    makeBlock(ctx, stage, [{ ...edit, replacement: [bare] }])
-  );
-}
+import { shortNote } from './split-turn';
+import { markerBlock, workingStateTokenBound } from './working-state';
 
 export const COMPACTED_MARKER = '[Context compacted';
 export const compactedMarker = (removed: number, why: string): ChatMessage => ({
@@ -54,8 +39,7 @@ export function keepWithinBudget(ctx: StageContext): CompactionBlock | null {
   const limit = latestTurnSafeCut(ctx);
   if (limit <= start) return null;
   const total = viewTokens(entries, ctx.counter);
-  const marker =
-    ctx.counter.message(compactedMarker(0, 'to fit the context window')) + 2 + Math.ceil(workingStateChars(ctx) / 2.5);
+  const marker = ctx.counter.message(compactedMarker(0, 'to fit the context window')) + 2 + workingStateTokenBound(ctx);
   let hidden = 0;
   let cut: number | undefined;
   for (let i = start; i < limit; i++) {
@@ -67,7 +51,13 @@ export function keepWithinBudget(ctx: StageContext): CompactionBlock | null {
     }
   }
   if (cut === undefined) return null;
-  return markerBlock(ctx, 'keep-within-budget', start, cut - 1, 'to fit the context window');
+  return markerBlock(
+    ctx,
+    'keep-within-budget',
+    start,
+    cut - 1,
+    compactedMarker(entries[cut - 1]!.to - entries[start]!.from + 1, 'to fit the context window'),
+  );
 }
 
 /**
@@ -85,22 +75,19 @@ export function emergencyDrop(ctx: StageContext): CompactionBlock | null {
   const drop = Math.max(1, Math.ceil(starts.length * ctx.policy.emergency.dropTurnRatio));
   const cut = drop < starts.length ? starts[drop]! : limit;
   if (cut <= first) return null;
-  return markerBlock(ctx, 'emergency', first, cut - 1, 'after a context-overflow error');
+  return markerBlock(
+    ctx,
+    'emergency',
+    first,
+    cut - 1,
+    compactedMarker(entries[cut - 1]!.to - entries[first]!.from + 1, 'after a context-overflow error'),
+  );
 }
 
 /** What a squeezed tool body keeps of its head, in characters. */
 export const SQUEEZED_TOOL_CHARS = 80;
 const SHORT_MARKER = `${COMPACTED_MARKER}]`;
 const MARKER_HEADERS = [COMPACTED_MARKER, TRUNCATION_MARKER];
-
-/** A split-turn note cut to its three newest steps, with or without its working state. */
-function shortNote(content: string, keepState: boolean): string {
-  const lines = content.split('\n');
-  const at = lines.indexOf(STEPS_HEADING);
-  const steps = (at >= 0 ? lines.slice(at + 1) : lines.slice(1)).filter((l) => l.startsWith('- ')).slice(-3);
-  const head = keepState && at > 0 ? lines.slice(0, at + 1) : [lines[0]!];
-  return [...head, ...steps].join('\n');
-}
 
 const isMarker = (e: EffectiveEntry): boolean =>
   !isOriginal(e) && e.message.role === 'system' && MARKER_HEADERS.some((h) => e.message.content.startsWith(h));

@@ -1,8 +1,8 @@
 import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import type { EffectiveEntry } from '../overlay';
-import { makeBlock, viewTokens, type StageContext } from './common';
-import { withWorkingState, workingStateChars } from './working-state';
+import { viewTokens, type StageContext } from './common';
+import { markerBlock, workingStateTokenBound } from './working-state';
 
 export const TRUNCATION_MARKER = '[Earlier conversation history was truncated to fit within context limits';
 
@@ -59,7 +59,7 @@ export function slidingWindow(ctx: StageContext, options: { fraction?: number } 
   } else {
     const total = viewTokens(entries, ctx.counter);
     // The marker carries the working state of what it hides: count it at its bound.
-    const marker = ctx.counter.message(truncationMarker(0)) + 2 + Math.ceil(workingStateChars(ctx) / 2.5);
+    const marker = ctx.counter.message(truncationMarker(0)) + 2 + workingStateTokenBound(ctx);
     let hidden = 0;
     let k = keepFirst;
     for (const c of candidates) {
@@ -69,14 +69,11 @@ export function slidingWindow(ctx: StageContext, options: { fraction?: number } 
     }
   }
   if (cut === undefined || cut <= keepFirst) return null;
-  const bare = truncationMarker(entries[cut - 1]!.to - entries[keepFirst]!.from + 1);
-  const edit = { from: entries[keepFirst]!.from, to: entries[cut - 1]!.to };
-  const marker: ChatMessage = {
-    role: 'system',
-    content: withWorkingState(bare.content, entries, keepFirst, cut - 1, workingStateChars(ctx)),
-  };
-  return (
-    makeBlock(ctx, 'sliding-window', [{ ...edit, replacement: [marker] }]) ??
-    makeBlock(ctx, 'sliding-window', [{ ...edit, replacement: [bare] }])
+  return markerBlock(
+    ctx,
+    'sliding-window',
+    keepFirst,
+    cut - 1,
+    truncationMarker(entries[cut - 1]!.to - entries[keepFirst]!.from + 1),
   );
 }

@@ -58,6 +58,17 @@ function stepLinesOf(content: string): string[] {
   return body.split('\n').filter((l) => l.startsWith('- ') && !l.startsWith('- (+'));
 }
 
+/**
+ * A note cut to its three newest steps, with or without its working state (the squeeze's last resort while the
+ * view is over the budget).
+ */
+export function shortNote(content: string, keepState: boolean): string {
+  const lines = content.split('\n');
+  const at = lines.indexOf(STEPS_HEADING);
+  const head = keepState && at > 0 ? lines.slice(0, at + 1) : [lines[0]!];
+  return [...head, ...stepLinesOf(content).slice(-3)].join('\n');
+}
+
 /** Prose of an assistant message on one line: fenced code left out. */
 const intentOf = (text: string): string => oneLine(text.replace(/```[\s\S]*?(?:```|$)/g, ' '));
 

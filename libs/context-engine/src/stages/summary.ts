@@ -3,7 +3,9 @@ import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { findSafeCutIndex } from '../turns';
 import { clip, makeBlock, oneLine, viewTokens, type StageContext } from './common';
+import { DEFAULT_MAX_SUMMARY_CHARS } from '../summarizer/deterministic-summarizer';
 import {
+  CHARS_PER_TOKEN,
   WORKING_STATE_HEADING,
   condensedTextOf,
   withWorkingState,
@@ -24,8 +26,6 @@ export interface SummaryRange {
   readonly messages: ChatMessage[];
   readonly previousSummary?: string;
 }
-
-const isSummaryEntry = (e: EffectiveEntry) => !isOriginal(e) && (e.stage === 'summary' || e.stage === 'digest');
 
 /**
  * Stage 5's span: from the pinned head to the earliest turn boundary whose summary brings the view under the
@@ -67,7 +67,8 @@ export function selectSummaryRange(ctx: StageContext): SummaryRange | null {
 }
 
 /** A summary's expected size: a quarter of what it replaces, at most the offline summary's bound (in tokens). */
-const expectedSummaryTokens = (replaced: number): number => Math.min(Math.ceil(replaced / 4), 5000);
+const expectedSummaryTokens = (replaced: number): number =>
+  Math.min(Math.ceil(replaced / 4), Math.ceil(DEFAULT_MAX_SUMMARY_CHARS / CHARS_PER_TOKEN));
 
 /**
  * The earliest turn boundary in (start, latest] whose summary brings the view under the target: the recent
@@ -179,7 +180,7 @@ export function digestLines(entries: readonly EffectiveEntry[], start: number, e
   for (let i = start; i <= end; i++) {
     const e = entries[i]!;
     const m = e.message;
-    if (isSummaryEntry(e) || condensedTextOf(e) !== undefined) {
+    if (condensedTextOf(e) !== undefined) {
       // What it condensed travels in the working state; an earlier digest's turn lines are carried over.
       flush();
       if (e.stage === 'digest') {

@@ -1,7 +1,8 @@
+import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { summarizeDeterministic } from '../summarizer/deterministic-summarizer';
-import type { StageContext } from './common';
+import { makeBlock, type StageContext } from './common';
 
 /**
  * The working state a replacement carries: what the messages it hides told the agent — every user request,
@@ -22,6 +23,13 @@ export function workingStateChars(ctx: Pick<StageContext, 'policy' | 'targetToke
   if (!(s > 0)) return 0;
   return Math.max(400, Math.floor(ctx.targetTokens * s * CHARS_PER_TOKEN));
 }
+
+/**
+ * Tokens to reserve for a working state when a stage sizes its cut before writing it: its character bound at a
+ * conservative 2.5 characters per token.
+ */
+export const workingStateTokenBound = (ctx: Pick<StageContext, 'policy' | 'targetTokens'>): number =>
+  Math.ceil(workingStateChars(ctx) / 2.5);
 
 /** The working-state part of a replacement's text (up to the next top-level heading), if it has one. */
 export function workingStateSection(content: string): string | undefined {
@@ -82,4 +90,27 @@ export function withWorkingState(
 ): string {
   const state = workingStateOf(entries, i, j, maxChars);
   return state ? `${header}\n${WORKING_STATE_HEADING}\n${state}` : header;
+}
+
+/**
+ * A block replacing view entries [i, j] with `bare` (a marker) followed by the working state of what it hides;
+ * the bare marker alone when the longer one would not shrink the span.
+ */
+export function markerBlock(
+  ctx: StageContext,
+  stage: 'sliding-window' | 'keep-within-budget' | 'emergency',
+  i: number,
+  j: number,
+  bare: ChatMessage,
+): CompactionBlock | null {
+  const { entries } = ctx;
+  const edit = { from: entries[i]!.from, to: entries[j]!.to };
+  const rich: ChatMessage = {
+    role: 'system',
+    content: withWorkingState(bare.content, entries, i, j, workingStateChars(ctx)),
+  };
+  return (
+    makeBlock(ctx, stage, [{ ...edit, replacement: [rich] }]) ??
+    makeBlock(ctx, stage, [{ ...edit, replacement: [bare] }])
+  );
 }

@@ -80,12 +80,16 @@ export interface CallOutcome {
   readonly text: string;
 }
 
-/** The outcome of one call from its result (undefined: not answered). */
-export function callOutcome(activity: ToolActivity | undefined, result: ChatMessage | undefined): CallOutcome {
+/** The outcome of one call from its result (undefined: not answered); `errorLine` when the caller has it already. */
+export function callOutcome(
+  activity: ToolActivity | undefined,
+  result: ChatMessage | undefined,
+  errorLine: string | undefined = result && errorLineOf(result, activity),
+): CallOutcome {
   if (!result) return { ok: false, text: 'no result' };
   const lines = nonEmptyLines(result.content);
   const tests = activity?.command !== undefined ? testCountsOf(result.content) : undefined;
-  let error = errorLineOf(result, activity);
+  let error = errorLine;
   // A Python traceback's telling line is its last: the exception and its message.
   if (error?.startsWith('Traceback'))
     error = [...lines].reverse().find((l) => /^\w*(?:Error|Exception)\b/.test(l)) ?? error;

@@ -502,7 +502,7 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       }
       if (call?.activity.command !== undefined) {
         const entry = model.commands.get(call.activity.command);
-        if (entry) entry.last = callOutcome(call.activity, m).text;
+        if (entry) entry.last = callOutcome(call.activity, m, line).text;
       }
       const key = call?.activity.key ?? `${m.toolName ?? 'tool'}\u0000${id}`;
       const label = call?.activity.label ?? m.toolName ?? 'tool';
