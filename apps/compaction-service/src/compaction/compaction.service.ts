@@ -13,6 +13,8 @@ import {
   foreignTenantReason,
   MessageSequencer,
   mergeSessionConfig,
+  refusedConfigReason,
+  sessionConfigViolations,
   toChatMessage,
   toEngineConfig,
   type AnyEvent,
@@ -98,6 +100,9 @@ export class CompactionService {
     switch (event.type) {
       case 'session.configured': {
         const wireConfig = mergeSessionConfig(session.wireConfig, event.data);
+        // The same check as the HTTP path's and the projector's: refused whole, the session keeps its config.
+        const violations = sessionConfigViolations(wireConfig);
+        if (violations.length > 0) throw new PoisonEventError(refusedConfigReason(violations));
         let configured: SessionEvent;
         try {
           configured = { type: 'SessionConfigured', data: { config: toEngineConfig(wireConfig) } };

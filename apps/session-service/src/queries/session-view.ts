@@ -1,4 +1,4 @@
-import { toEngineConfig } from '@ctxledger/contracts';
+import { sessionConfigViolations, toEngineConfig, type SessionConfiguredData } from '@ctxledger/contracts';
 import {
   buildEffectiveEntries,
   computeBudget,
@@ -40,6 +40,30 @@ export interface HistoryView {
   readonly activeBlocks: number;
 }
 
+/**
+ * The engine configuration of a session document. A stored configuration the engine refuses (stored by an
+ * older version, whose checks were looser) is served on the default policy, and the stats say so: a read never
+ * fails on stored data. Kept per document object (the read side reuses them while the session is unchanged).
+ */
+const engineConfigs = new WeakMap<SessionDocument, { config: SessionConfig; problem?: string }>();
+export function engineConfigOf(session: SessionDocument): { config: SessionConfig; problem?: string } {
+  let known = engineConfigs.get(session);
+  if (!known) {
+    const violations = sessionConfigViolations(session.config);
+    known =
+      violations.length === 0
+        ? { config: toEngineConfig(session.config) }
+        : {
+            config: toEngineConfig({ ...session.config, policy: undefined, threshold: undefined }),
+            problem:
+              `the stored policy is refused (${violations.join('; ')}): ` +
+              'the session is served on the default policy until it is configured again',
+          };
+    engineConfigs.set(session, known);
+  }
+  return known;
+}
+
 /** A block is shown once every message it covers is projected (a block may arrive before its messages). */
 const covered = (doc: BlockDocument, messageCount: number) => doc.block.range.to < messageCount;
 
@@ -55,7 +79,7 @@ function overrideBudget(tokens: number, state: Pick<SessionState, 'policy'>): Hi
  * and a Compact with summaries off is decided on it — the cheap stages, applied on read, never published.
  */
 export function historyView(loaded: LoadedSession, view: 'effective' | 'full', budgetOverride?: number): HistoryView {
-  const engine = configure(toEngineConfig(loaded.session.config));
+  const engine = configure(engineConfigOf(loaded.session).config);
   const { counter } = engine;
   const originals = loaded.messages.map((m) => m.message);
   const tokens = loaded.messages.map((m) =>
@@ -111,7 +135,7 @@ export function historyView(loaded: LoadedSession, view: 'effective' | 'full', b
 }
 
 function compactOnRead(loaded: LoadedSession, budget: number, budgetOverride: number | undefined): HistoryView {
-  const config = toEngineConfig(loaded.session.config);
+  const { config } = engineConfigOf(loaded.session);
   let state = engineState(loaded, { ...config, policy: { ...(config.policy ?? {}), summaries: 'off' } });
   if (budgetOverride !== undefined) state = { ...state, budget: overrideBudget(budgetOverride, state) };
   const decided = decide({ type: 'Compact', data: { trigger: 'auto' } }, state);
@@ -148,7 +172,7 @@ function compactOnRead(loaded: LoadedSession, budget: number, budgetOverride: nu
  */
 export function engineState(
   loaded: LoadedSession,
-  config: SessionConfig = toEngineConfig(loaded.session.config),
+  config: SessionConfig = engineConfigOf(loaded.session).config,
 ): SessionState {
   const n = loaded.messages.length;
   const events: SessionEvent[] = [{ type: 'SessionConfigured', data: { config } }];
@@ -179,12 +203,34 @@ export interface StatsView extends SessionStats {
     readonly active: number;
     readonly reverted: number;
     readonly pending: number;
+    /** Stored blocks left out of the view: they break the overlay (see `skippedBlocks`). */
+    readonly skipped: number;
+  };
+  /** The configuration in force: what the session asked for (texts by their token counts) and the ratios applied. */
+  readonly config: {
+    readonly requested: Record<string, unknown>;
+    readonly thresholdRatio: number;
+    readonly targetRatio: number;
+    /** Set when the stored configuration could not be applied as it is. */
+    readonly problem?: string;
+  };
+  /** The last configuration refused (dead-lettered): the session kept the one above. */
+  readonly refusedConfig?: {
+    readonly eventId: string;
+    readonly offset: string;
+    readonly time: string;
+    readonly reason: string;
+    readonly config?: SessionConfiguredData;
   };
 }
 
 export function statsView(loaded: LoadedSession): StatsView {
-  const stats = sessionStats(engineState(loaded));
+  const state = engineState(loaded);
+  const stats = sessionStats(state);
   const n = loaded.messages.length;
+  const { session } = loaded;
+  const { systemPrompt: _prompt, toolDefinitions: _tools, ...requested } = session.config;
+  const { problem } = engineConfigOf(session);
   return {
     ...stats,
     blocks: {
@@ -193,6 +239,22 @@ export function statsView(loaded: LoadedSession): StatsView {
       reverted: loaded.blocks.filter((b) => !b.active).length,
       /** Stored blocks whose messages are not all projected yet. */
       pending: loaded.blocks.filter((b) => b.active && !covered(b, n)).length,
+      skipped: 0,
     },
+    config: {
+      requested: {
+        ...requested,
+        ...(state.config.systemPromptTokens !== undefined && { systemPromptTokens: state.config.systemPromptTokens }),
+        ...(state.config.toolDefinitionTokens !== undefined && {
+          toolDefinitionTokens: state.config.toolDefinitionTokens,
+        }),
+      },
+      thresholdRatio: state.policy.thresholdRatio,
+      targetRatio: state.policy.targetRatio,
+      ...(problem !== undefined && { problem }),
+    },
+    ...(session.refusedConfig && {
+      refusedConfig: { ...session.refusedConfig, offset: String(session.refusedConfig.offset) },
+    }),
   };
 }
