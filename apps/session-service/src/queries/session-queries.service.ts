@@ -1,4 +1,4 @@
-import { GatewayTimeoutException, Injectable, NotFoundException } from '@nestjs/common';
+import { GatewayTimeoutException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { renderHistory } from '@ctxledger/context-engine';
 import { LRUCache } from 'lru-cache';
@@ -10,7 +10,7 @@ import type { HistoryResponseDto } from './dto/history-response.dto';
 import { BlockCache } from './block-cache';
 import { MessageCache } from './message-cache';
 import { ProjectedSessions } from './projected-sessions';
-import { historyView, statsView, type LoadedSession, type StatsView } from './session-view';
+import { historyView, statsView, usableBlocks, type LoadedSession, type StatsView } from './session-view';
 
 /**
  * When a read waiting for its write looks at the database again if no in-process news arrives (the session
@@ -30,6 +30,9 @@ const MAX_CACHED_RESPONSE_TOKENS = 4_000_000;
  */
 @Injectable()
 export class SessionQueriesService {
+  private readonly logger = new Logger(SessionQueriesService.name);
+  /** Stored blocks already logged as left out (each logged once per process; every read counts them). */
+  private readonly loggedSkips = new LRUCache<string, true>({ max: 10_000 });
   private readonly defaultWaitMs: number;
   private readonly maxWaitMs: number;
   /** The last response per session and query, valid while the session's offset and block head are the same. */
@@ -117,6 +120,7 @@ export class SessionQueriesService {
   async blocks(tenant: string, sessionId: string, after?: string, waitMs?: number) {
     const { session } = await this.sessionAfter(tenant, sessionId, after, waitMs);
     const { docs } = await this.blockCache.blocks(tenant, sessionId);
+    const skipped = new Map(usableBlocks(docs, session.messageCount).skipped.map((k) => [k.blockId, k.reason]));
     return {
       sessionId,
       blocks: docs.map((d) => ({
@@ -134,6 +138,8 @@ export class SessionQueriesService {
         applicable: d.block.range.to < session.messageCount,
         createdAt: d.createdAt,
         ...(d.revertedAt !== undefined && { revertedAt: d.revertedAt }),
+        /** Left out of every view: the block breaks the overlay (the reason). */
+        ...(skipped.has(d.blockId) && { skipped: skipped.get(d.blockId) }),
       })),
     };
   }
@@ -152,7 +158,19 @@ export class SessionQueriesService {
       this.messageCache.messages(sessionId, session.messageCount),
       waited ? this.blockCache.blocks(tenant, sessionId) : early,
     ]);
-    return { loaded: { session, messages, blocks: blocks.docs }, blocksHead: blocks.head };
+    // A read never fails on stored data: blocks that break the overlay are left out, logged and counted.
+    const usable = usableBlocks(blocks.docs, messages.length);
+    for (const skip of usable.skipped) {
+      this.metrics.readBlocksSkipped.inc();
+      const key = `${sessionId}/${skip.blockId}`;
+      if (this.loggedSkips.has(key)) continue;
+      this.loggedSkips.set(key, true);
+      this.logger.error(`stored block ${key} is left out of the session's views: ${skip.reason}`);
+    }
+    return {
+      loaded: { session, messages, blocks: usable.blocks, skippedBlocks: usable.skipped },
+      blocksHead: blocks.head,
+    };
   }
 
   /**

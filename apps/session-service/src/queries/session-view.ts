@@ -1,5 +1,7 @@
 import { sessionConfigViolations, toEngineConfig, type SessionConfiguredData } from '@ctxledger/contracts';
 import {
+  assertLaminar,
+  blockStructureViolations,
   buildEffectiveEntries,
   computeBudget,
   configure,
@@ -25,7 +27,68 @@ import type { SessionDocument } from '../read-models/sessions/session.document';
 export interface LoadedSession {
   readonly session: SessionDocument;
   readonly messages: readonly MessageView[];
+  /** The blocks the views overlay (`usableBlocks`: the stored ones that break the overlay left out). */
   readonly blocks: readonly BlockDocument[];
+  /** Stored blocks left out of every view, with the reason. */
+  readonly skippedBlocks?: readonly SkippedBlock[];
+}
+
+export interface SkippedBlock {
+  readonly blockId: string;
+  readonly reason: string;
+}
+
+const structureOf = new WeakMap<BlockDocument, string[]>();
+
+/**
+ * The stored blocks a view may overlay, in creation order. The projector refuses malformed blocks, but a read
+ * never fails on stored data (a document of an older version, one written by hand): a block whose structure is
+ * wrong, or that partially overlaps a block active when it was created (the overlay needs nested-or-disjoint
+ * edits), is left out with the reason. Blocks whose messages are not all projected yet are kept (not shown).
+ */
+export function usableBlocks(
+  docs: readonly BlockDocument[],
+  messageCount: number,
+): { blocks: BlockDocument[]; skipped: SkippedBlock[] } {
+  const skipped: SkippedBlock[] = [];
+  const kept = new Set<BlockDocument>();
+  const events: { offset: number; doc: BlockDocument; revert: boolean }[] = [];
+  for (const doc of docs) {
+    let problems = structureOf.get(doc);
+    if (!problems) {
+      problems = blockStructureViolations(doc.block as CompactionBlock);
+      if (doc.block.sessionId !== doc.sessionId) problems.push(`block.sessionId: is not ${doc.sessionId}`);
+      structureOf.set(doc, problems);
+    }
+    if (problems.length > 0) skipped.push({ blockId: doc.blockId, reason: problems.join('; ') });
+    else if (!covered(doc, messageCount)) kept.add(doc);
+    else {
+      events.push({ offset: doc.createdOffset, doc, revert: false });
+      if (!doc.active && doc.revertedOffset !== undefined)
+        events.push({ offset: doc.revertedOffset, doc, revert: true });
+    }
+  }
+  // The engine's order: creations and reverts as the block stream had them; laminar against the active ones.
+  events.sort((a, b) => a.offset - b.offset);
+  const active: BlockDocument[] = [];
+  for (const { doc, revert } of events) {
+    if (revert) {
+      const at = active.indexOf(doc);
+      if (at >= 0) active.splice(at, 1);
+      continue;
+    }
+    try {
+      assertLaminar(
+        doc.block,
+        active.map((d) => d.block),
+      );
+      active.push(doc);
+      kept.add(doc);
+    } catch (error) {
+      skipped.push({ blockId: doc.blockId, reason: (error as Error).message });
+    }
+  }
+  return { blocks: docs.filter((d) => kept.has(d)), skipped };
 }
 
 export interface HistoryView {
@@ -194,7 +257,15 @@ export function engineState(
     }
   }
   blockEvents.sort((a, b) => a.offset - b.offset);
-  return foldEvents(loaded.session._id, [...events, ...blockEvents.map((b) => b.event)]);
+  let state = foldEvents(loaded.session._id, events);
+  for (const { event } of blockEvents) {
+    try {
+      state = evolve(state, event);
+    } catch {
+      // usableBlocks left out what the overlay refuses; a block the engine still refuses is left out too.
+    }
+  }
+  return state;
 }
 
 export interface StatsView extends SessionStats {
@@ -206,6 +277,8 @@ export interface StatsView extends SessionStats {
     /** Stored blocks left out of the view: they break the overlay (see `skippedBlocks`). */
     readonly skipped: number;
   };
+  /** Stored blocks left out of the views (they break the overlay), with the reason. */
+  readonly skippedBlocks?: readonly SkippedBlock[];
   /** The configuration in force: what the session asked for (texts by their token counts) and the ratios applied. */
   readonly config: {
     readonly requested: Record<string, unknown>;
@@ -229,18 +302,20 @@ export function statsView(loaded: LoadedSession): StatsView {
   const stats = sessionStats(state);
   const n = loaded.messages.length;
   const { session } = loaded;
+  // (loaded.blocks are the usable ones; total counts the skipped too)
   const { systemPrompt: _prompt, toolDefinitions: _tools, ...requested } = session.config;
   const { problem } = engineConfigOf(session);
   return {
     ...stats,
     blocks: {
-      total: loaded.blocks.length,
+      total: loaded.blocks.length + (loaded.skippedBlocks?.length ?? 0),
       active: loaded.blocks.filter((b) => b.active && covered(b, n)).length,
       reverted: loaded.blocks.filter((b) => !b.active).length,
       /** Stored blocks whose messages are not all projected yet. */
       pending: loaded.blocks.filter((b) => b.active && !covered(b, n)).length,
-      skipped: 0,
+      skipped: loaded.skippedBlocks?.length ?? 0,
     },
+    ...(loaded.skippedBlocks?.length && { skippedBlocks: loaded.skippedBlocks }),
     config: {
       requested: {
         ...requested,
