@@ -8,7 +8,9 @@ import {
   decide,
   effectiveTotal,
   evolve,
+  findToolPairViolations,
   foldEvents,
+  repairToolPairs,
   sessionStats,
   type ChatMessage,
   type CompactionBlock,
@@ -331,5 +333,57 @@ export function statsView(loaded: LoadedSession): StatsView {
     ...(session.refusedConfig && {
       refusedConfig: { ...session.refusedConfig, offset: String(session.refusedConfig.offset) },
     }),
+  };
+}
+
+/** What the tool-pair repair of a served history changed (only present when it changed something). */
+export interface ToolPairRepairView {
+  /** Results with no call before them (a raw producer's orphan, a result placed before its call): removed. */
+  readonly orphanResultsRemoved: number;
+  /** Calls no result answers, in the middle of the history: answered with a placeholder result. */
+  readonly missingResultsSynthesized: number;
+  /** Calls of the final batch still waiting for their result (provider formats only): a placeholder result. */
+  readonly pendingResultsSynthesized: number;
+  readonly duplicateResultsRemoved: number;
+  readonly displacedResultsMoved: number;
+  readonly duplicateCallIdsRenamed: number;
+}
+
+export const MISSING_RESULT_TEXT = '[Tool result unavailable: the session has no result for this call]';
+export const PENDING_RESULT_TEXT = '[Tool result pending: the session has no result for this call yet]';
+
+/**
+ * A served history providers accept (invariant 2): OpenAI and Anthropic reject a tool result without its call
+ * and a call without its result. The effective view (every format) and the provider formats of the full view
+ * go through the engine's tool-pair repair: orphan and duplicate results removed, displaced ones moved back,
+ * a call without result answered with a placeholder. A call of the final batch still waiting for its result
+ * (the agent is running the tool) stays as it is in the generic format and gets a placeholder in the provider
+ * formats (a provider refuses the request otherwise). The full generic view is the record of what was appended,
+ * served as it is.
+ */
+export function repairForServing(
+  messages: ChatMessage[],
+  view: 'effective' | 'full',
+  format: 'openai' | 'anthropic' | 'generic',
+): { messages: ChatMessage[]; repair?: ToolPairRepairView } {
+  if (view === 'full' && format === 'generic') return { messages };
+  const options = {
+    allowPendingTail: format === 'generic',
+    syntheticResult: { missing: MISSING_RESULT_TEXT, pending: PENDING_RESULT_TEXT },
+  };
+  const violations = findToolPairViolations(messages, options);
+  if (violations.length === 0) return { messages };
+  const repaired = repairToolPairs(messages, options);
+  const pending = violations.filter((v) => v.kind === 'missing-result' && v.pending).length;
+  return {
+    messages: repaired.messages,
+    repair: {
+      orphanResultsRemoved: repaired.orphanResultsRemoved,
+      missingResultsSynthesized: repaired.missingResultsSynthesized - pending,
+      pendingResultsSynthesized: pending,
+      duplicateResultsRemoved: repaired.duplicateResultsRemoved,
+      displacedResultsMoved: repaired.displacedResultsMoved,
+      duplicateCallIdsRenamed: repaired.duplicateCallIdsRenamed,
+    },
   };
 }
