@@ -41,13 +41,13 @@ function schemaCheck(files: string[]): {
   };
 }
 
+/** The Job that creates the topics (the ACL job is another). */
+const topicsJob = (objects: K8sObject[]) =>
+  objects.find((o) => o.kind === 'Job' && o.metadata.name === 'ctxledger-kafka-topics')!;
+
 /** The topics job's `--partitions N`. */
 const jobPartitions = (objects: K8sObject[]) =>
-  Number(
-    /--partitions (\d+)/.exec(
-      objects.find((o) => o.kind === 'Job')!.spec.template.spec.containers[0].args.join('\n'),
-    )![1],
-  );
+  Number(/--partitions (\d+)/.exec(topicsJob(objects).spec.template.spec.containers[0].args.join('\n'))![1]);
 
 /** Policy checks in the spirit of kube-score / Polaris, plus the links between our objects. */
 function policyProblems(objects: K8sObject[]): string[] {
@@ -121,7 +121,13 @@ function policyProblems(objects: K8sObject[]): string[] {
         );
     }
   }
-  for (const cm of objects.filter((o) => o.kind === 'ConfigMap' || o.kind === 'Secret'))
+  // ConfigMaps mounted as files (the ACL script) hold files, not variables.
+  const mounted = new Set(
+    objects.flatMap((o) => (o.spec?.template?.spec?.volumes ?? []).map((v: any) => v.configMap?.name)),
+  );
+  for (const cm of objects.filter(
+    (o) => (o.kind === 'ConfigMap' && !mounted.has(o.metadata.name)) || o.kind === 'Secret',
+  ))
     for (const k of Object.keys(cm.data ?? cm.stringData ?? {}))
       if (!known.has(k)) problems.push(`${cm.kind}/${cm.metadata.name}: unknown variable ${k}`);
   return problems;
@@ -137,7 +143,9 @@ describe('deploy/k8s manifests', () => {
     expect(results.map((r) => r.kind).sort()).toEqual(
       [
         'ConfigMap',
+        'ConfigMap', // the ACL script
         'Job',
+        'Job', // the ACLs
         'Namespace',
         'Secret',
         ...Object.keys(APP_PORTS).flatMap(() => [
@@ -185,7 +193,7 @@ describe('deploy/k8s manifests', () => {
   });
 
   it('the topics job creates every topic with the partitions the code expects and infinite retention', () => {
-    const script = objects.find((o) => o.kind === 'Job')!.spec.template.spec.containers[0].args.join('\n');
+    const script = topicsJob(objects).spec.template.spec.containers[0].args.join('\n');
     expect(jobPartitions(objects)).toBe(DEFAULT_PARTITIONS);
     expect(script).toContain('--config retention.ms=-1');
     const suffixes = /for t in ([^;]+);/.exec(script)![1].trim().split(/\s+/);

@@ -1,4 +1,11 @@
-import { counterFor, type ChatMessage, type PolicyOverrides, type SessionConfig } from '@ctxledger/context-engine';
+import {
+  configure,
+  counterFor,
+  PolicyError,
+  type ChatMessage,
+  type PolicyOverrides,
+  type SessionConfig,
+} from '@ctxledger/context-engine';
 import type { MessageAppendedData, SessionConfiguredData } from './events/session-events';
 
 /**
@@ -36,6 +43,25 @@ export function toEngineConfig(wire: SessionConfiguredData | undefined): Session
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as SessionConfig;
 }
+
+/**
+ * Why the engine cannot apply a (merged) session configuration, one `path: reason` each (`policy.targetRatio: …`);
+ * empty when it applies. The one check of both paths: `PUT …/config` answers 400 with these, and a
+ * `session.configured` from Kafka that fails it is dead-lettered with `refusedConfigReason` of them.
+ */
+export function sessionConfigViolations(wire: SessionConfiguredData): string[] {
+  try {
+    configure(toEngineConfig(wire));
+    return [];
+  } catch (error) {
+    if (error instanceof PolicyError) return [...error.violations];
+    return [`configuration: ${(error as Error).message}`];
+  }
+}
+
+/** The dead-letter (and stats) reason of a refused `session.configured`. */
+export const refusedConfigReason = (violations: readonly string[]): string =>
+  `the session configuration was refused, the session keeps its earlier one: ${violations.join('; ')}`;
 
 /** The engine's message of a `message.appended` event (the idempotency key stays outside the engine). */
 export function toChatMessage(data: MessageAppendedData): ChatMessage {

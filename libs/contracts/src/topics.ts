@@ -46,3 +46,43 @@ export function topicNames(prefix: string = DEFAULT_TOPIC_PREFIX): TopicNames {
 export function allTopics(prefix: string = DEFAULT_TOPIC_PREFIX): string[] {
   return Object.values(topicNames(prefix));
 }
+
+type StreamName = keyof TopicNames;
+
+/**
+ * Who writes and reads which topic, as the code does it (checked against the sources by
+ * test/unit/deploy-acls.spec.ts); the Kafka ACLs of deploy/k8s/kafka-acls.yaml grant exactly this:
+ * - session-service: appends the HTTP writes to the session stream; its projector reads the session and block
+ *   streams; dead-letters what it cannot project.
+ * - compaction-service: reads the session stream; the only writer of blocks and summary requests; writes
+ *   `summary.failed` (a summary that did not come in time) and forwards records a raw producer put on the wrong
+ *   partition to the session stream; dead-letters.
+ * - summarizer-service: reads summary requests; writes its results to the session stream; dead-letters.
+ * - agents (any platform publishing raw): the session stream only.
+ * Consumer groups are `<prefix>.<group>`; the session service's rebuild uses fresh `<prefix>.session-rebuild.*`
+ * (a group ending in '.' is a prefix). `principal`: the SASL user of each in the deploy examples.
+ */
+export const TOPIC_ACCESS = {
+  'session-service': {
+    principal: 'ctxledger-session',
+    writes: ['sessionEvents', 'deadLetter'],
+    reads: ['sessionEvents', 'blocks'],
+    groups: ['session-projector', 'session-rebuild.'],
+  },
+  'compaction-service': {
+    principal: 'ctxledger-compaction',
+    writes: ['sessionEvents', 'blocks', 'summaryRequests', 'deadLetter'],
+    reads: ['sessionEvents'],
+    groups: ['compaction'],
+  },
+  'summarizer-service': {
+    principal: 'ctxledger-summarizer',
+    writes: ['sessionEvents', 'deadLetter'],
+    reads: ['summaryRequests'],
+    groups: ['summarizer'],
+  },
+  agents: { principal: 'ctxledger-agent', writes: ['sessionEvents'], reads: [], groups: [] },
+} as const satisfies Record<
+  string,
+  { principal: string; writes: readonly StreamName[]; reads: readonly StreamName[]; groups: readonly string[] }
+>;

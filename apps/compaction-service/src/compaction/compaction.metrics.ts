@@ -7,6 +7,7 @@ import type { CompactionBlock } from '@ctxledger/context-engine';
 @Injectable()
 export class CompactionMetrics {
   readonly tokensSaved: Counter<'stage'>;
+  readonly tokensSavedCurrent: Gauge<'stage'>;
   readonly blocks: Counter<'stage'>;
   readonly reverts: Counter;
   readonly compactionDuration: Histogram<'trigger'>;
@@ -21,7 +22,19 @@ export class CompactionMetrics {
     const registers = [registry];
     this.tokensSaved = new Counter({
       name: 'ctxledger_tokens_saved_total',
-      help: 'Tokens saved by the blocks created, by stage',
+      help:
+        'Tokens saved by the blocks this instance created since it started, by stage (the tokensSaved of each block ' +
+        'when created). A counter: a revert does not take its savings back — the savings in force now are ' +
+        'ctxledger_tokens_saved_current, per session GET /v1/sessions/{id}/stats savedByStage',
+      labelNames: ['stage'],
+      registers,
+    });
+    this.tokensSavedCurrent = new Gauge({
+      name: 'ctxledger_tokens_saved_current',
+      help:
+        'Tokens the active blocks save now in the sessions this instance holds, by stage: the sum of their ' +
+        'GET /v1/sessions/{id}/stats savedByStage (what the visible edits hide, minus their replacements). Goes down ' +
+        'when a block is reverted or its session moves to another instance',
       labelNames: ['stage'],
       registers,
     });

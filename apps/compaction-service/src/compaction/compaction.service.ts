@@ -5,14 +5,18 @@ import {
   evolve,
   initialSessionState,
   rawTotal,
+  sessionStats,
   type SessionCommand,
   type SessionEvent,
   type SessionState,
+  type Stage,
 } from '@ctxledger/context-engine';
 import {
   foreignTenantReason,
   MessageSequencer,
   mergeSessionConfig,
+  refusedConfigReason,
+  sessionConfigViolations,
   toChatMessage,
   toEngineConfig,
   type AnyEvent,
@@ -31,6 +35,12 @@ interface SessionRuntime {
   readonly partition: number;
   readonly sequencer: MessageSequencer;
   wireConfig?: SessionConfiguredData;
+  /** The session's savings by stage now (its /stats savedByStage), as last added to the current-savings gauge. */
+  saved?: {
+    readonly active: readonly string[];
+    readonly counter: unknown;
+    readonly byStage: Partial<Record<Stage, number>>;
+  };
 }
 
 export interface EventOrigin {
@@ -51,6 +61,8 @@ export class CompactionService {
   private rawTokens = 0;
   private effectiveTokens = 0;
   private readonly overBudget = new Set<string>();
+  /** Σ over the sessions held of their savings by stage (ctxledger_tokens_saved_current). */
+  private readonly savedByStage = new Map<Stage, number>();
   /** Decisions of events whose publication failed, by event id, until a retry publishes them. */
   private readonly unpublished = new Map<string, Outgoing[]>();
 
@@ -70,6 +82,7 @@ export class CompactionService {
       const before = { raw: rawTotal(session.state), effective: effectiveTotal(session.state) };
       const decided = this.apply(session, event);
       this.track(event.sessionId, session, before);
+      this.trackSavings(session);
       if (origin.replay) return;
       out = this.outgoing(event, session, decided);
       this.unpublished.set(event.eventId, out);
@@ -83,6 +96,7 @@ export class CompactionService {
     for (const [sessionId, session] of this.sessions) {
       if (!partitions.has(session.partition)) {
         this.track(sessionId, undefined, { raw: rawTotal(session.state), effective: effectiveTotal(session.state) });
+        this.trackSavings(session, true);
         this.sessions.delete(sessionId);
         this.timeouts.clearSession(sessionId);
       }
@@ -98,6 +112,9 @@ export class CompactionService {
     switch (event.type) {
       case 'session.configured': {
         const wireConfig = mergeSessionConfig(session.wireConfig, event.data);
+        // The same check as the HTTP path's and the projector's: refused whole, the session keeps its config.
+        const violations = sessionConfigViolations(wireConfig);
+        if (violations.length > 0) throw new PoisonEventError(refusedConfigReason(violations));
         let configured: SessionEvent;
         try {
           configured = { type: 'SessionConfigured', data: { config: toEngineConfig(wireConfig) } };
@@ -219,6 +236,26 @@ export class CompactionService {
       this.metrics.sessions.set(this.sessions.size);
     }
     return session;
+  }
+
+  /**
+   * Keeps the current-savings gauge as a running sum: a session's savings by stage are recomputed (O(history))
+   * only when its active blocks or its token counter changed — an appended message changes no saving.
+   */
+  private trackSavings(session: SessionRuntime, dropped = false): void {
+    const { state } = session;
+    const unchanged = session.saved?.active === state.active && session.saved.counter === state.counter;
+    if (unchanged && !dropped) return;
+    const next = dropped ? {} : sessionStats(state).savedByStage;
+    const stages = new Set([...Object.keys(session.saved?.byStage ?? {}), ...Object.keys(next)] as Stage[]);
+    for (const stage of stages) {
+      const delta = (next[stage] ?? 0) - (session.saved?.byStage[stage] ?? 0);
+      if (delta === 0) continue;
+      const total = (this.savedByStage.get(stage) ?? 0) + delta;
+      this.savedByStage.set(stage, total);
+      this.metrics.tokensSavedCurrent.set({ stage }, total);
+    }
+    session.saved = { active: state.active, counter: state.counter, byStage: next };
   }
 
   /** Keeps the history-token gauges as running sums (no rescan of every session). */

@@ -11,12 +11,12 @@ import {
   ID_PATTERN,
   LIMITS,
   mergeSessionConfig,
-  toEngineConfig,
+  sessionConfigViolations,
   type AnyEvent,
   type MessageAppendedData,
   type SessionConfiguredData,
 } from '@ctxledger/contracts';
-import { classifyProviderError, configure, type ProviderErrorClassification } from '@ctxledger/context-engine';
+import { classifyProviderError, type ProviderErrorClassification } from '@ctxledger/context-engine';
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { findBlock } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
@@ -74,12 +74,9 @@ export class SessionCommandsService {
     const unstorable = unstorableReason(config.policy ?? {}, 'policy');
     if (unstorable) throw new BadRequestException([unstorable]);
     const { session: current, ownedByAnotherTenant } = await this.sessions.lookup(tenant, sessionId);
-    try {
-      // The merged configuration must make a budget the engine accepts (e.g. targetRatio <= threshold).
-      configure(toEngineConfig(mergeSessionConfig(current?.config, config)));
-    } catch (error) {
-      throw new BadRequestException([`policy: ${(error as Error).message}`]);
-    }
+    // The merged configuration must make a budget the engine accepts (the same check as on the Kafka path).
+    const violations = sessionConfigViolations(mergeSessionConfig(current?.config, config));
+    if (violations.length > 0) throw new BadRequestException(violations);
     if (ownedByAnotherTenant) throw notFound(sessionId);
     return this.send(sessionId, [createEvent('session.configured', sessionId, config, { tenant })]);
   }

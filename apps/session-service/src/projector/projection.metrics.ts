@@ -21,6 +21,8 @@ export class ProjectionMetrics implements OnModuleDestroy {
   private readonly logger = new Logger(ProjectionMetrics.name);
   readonly compactedOnRead: Counter;
   readonly messagesAppended: Counter;
+  readonly readBlocksSkipped: Counter;
+  readonly toolPairRepairs: Counter<'kind'>;
   private admin?: Promise<Admin>;
   /** Per stream: since when it is behind, and the high watermarks it had to reach then. */
   private readonly behind = new Map<string, { since: number; checkpoint: number; highs: Map<number, bigint> }>();
@@ -36,6 +38,22 @@ export class ProjectionMetrics implements OnModuleDestroy {
     this.compactedOnRead = new Counter({
       name: 'ctxledger_history_compacted_on_read_total',
       help: 'History reads over budget that the cheap stages compacted on read (compaction still in flight)',
+      registers,
+    });
+    this.readBlocksSkipped = new Counter({
+      name: 'ctxledger_read_blocks_skipped_total',
+      help:
+        'Stored blocks left out of a read because they break the overlay (malformed, or partially overlapping an ' +
+        'active block), counted per read; the projector dead-letters such blocks, so any is a stored document to look at',
+      registers,
+    });
+    this.toolPairRepairs = new Counter({
+      name: 'ctxledger_tool_pair_repairs_total',
+      help:
+        'Tool-pair problems repaired in served histories, by kind (orphan-result: a result with no call, removed; ' +
+        'missing-result / pending-result: a call with no result, answered with a placeholder; duplicate-result; ' +
+        'displaced-result; result-before-call; duplicate-call-id), counted per response served',
+      labelNames: ['kind'],
       registers,
     });
     this.messagesAppended = new Counter({

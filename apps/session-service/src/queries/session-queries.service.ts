@@ -1,6 +1,6 @@
-import { GatewayTimeoutException, Injectable, NotFoundException } from '@nestjs/common';
+import { GatewayTimeoutException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { renderHistory } from '@ctxledger/context-engine';
+import { configure, renderHistory } from '@ctxledger/context-engine';
 import { LRUCache } from 'lru-cache';
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { ProjectionProgress } from '../projector/projection-progress';
@@ -10,7 +10,26 @@ import type { HistoryResponseDto } from './dto/history-response.dto';
 import { BlockCache } from './block-cache';
 import { MessageCache } from './message-cache';
 import { ProjectedSessions } from './projected-sessions';
-import { historyView, statsView, type LoadedSession, type StatsView } from './session-view';
+import {
+  engineConfigOf,
+  historyView,
+  repairForServing,
+  statsView,
+  usableBlocks,
+  type LoadedSession,
+  type StatsView,
+  type ToolPairRepairView,
+} from './session-view';
+
+/** The metric label of each repair count. */
+const REPAIR_KINDS: Record<keyof ToolPairRepairView, string> = {
+  orphanResultsRemoved: 'orphan-result',
+  missingResultsSynthesized: 'missing-result',
+  pendingResultsSynthesized: 'pending-result',
+  duplicateResultsRemoved: 'duplicate-result',
+  displacedResultsMoved: 'displaced-result',
+  duplicateCallIdsRenamed: 'duplicate-call-id',
+};
 
 /**
  * When a read waiting for its write looks at the database again if no in-process news arrives (the session
@@ -30,6 +49,9 @@ const MAX_CACHED_RESPONSE_TOKENS = 4_000_000;
  */
 @Injectable()
 export class SessionQueriesService {
+  private readonly logger = new Logger(SessionQueriesService.name);
+  /** Stored blocks already logged as left out (each logged once per process; every read counts them). */
+  private readonly loggedSkips = new LRUCache<string, true>({ max: 10_000 });
   private readonly defaultWaitMs: number;
   private readonly maxWaitMs: number;
   /** The last response per session and query, valid while the session's offset and block head are the same. */
@@ -64,6 +86,9 @@ export class SessionQueriesService {
       hit && hit.lastOffset === loaded.session.lastOffset && hit.blocksHead === blocksHead
         ? hit.response
         : this.render(sessionId, query, loaded);
+    for (const [field, count] of Object.entries(response.toolPairRepair ?? {})) {
+      if (count > 0) this.metrics.toolPairRepairs.inc({ kind: REPAIR_KINDS[field as keyof ToolPairRepairView] }, count);
+    }
     if (response === hit?.response) {
       if (response.compactedOnRead) this.metrics.compactedOnRead.inc();
     } else if (Number.isNaN(blocksHead)) this.responses.delete(key);
@@ -75,7 +100,18 @@ export class SessionQueriesService {
   private render(sessionId: string, query: HistoryQueryDto, loaded: LoadedSession): HistoryResponseDto {
     const view = historyView(loaded, query.view, query.budget);
     if (view.compactedOnRead) this.metrics.compactedOnRead.inc();
-    const rendered = renderHistory(view.messages, query.format, { system: loaded.session.config.systemPrompt });
+    const { messages: served, repair } = repairForServing(view.messages, query.view, query.format);
+    let { tokens, fits, reason } = view;
+    if (repair) {
+      // Recounted: placeholders added, orphans removed.
+      const { counter } = configure(engineConfigOf(loaded.session).config);
+      tokens = served.reduce((t, m) => t + counter.message(m), served.length > 0 ? counter.perConversation : 0);
+      if (fits && tokens > view.budget) {
+        fits = false;
+        reason = 'the placeholder results of calls without one put the history over the budget';
+      }
+    }
+    const rendered = renderHistory(served, query.format, { system: loaded.session.config.systemPrompt });
     const [messages, system] = Array.isArray(rendered)
       ? [rendered as unknown[], undefined] // the system prompt is the first message
       : [rendered.messages as unknown[], rendered.system];
@@ -85,13 +121,14 @@ export class SessionQueriesService {
       format: query.format,
       messages,
       ...(system !== undefined && { system }),
-      messageCount: view.messages.length,
+      messageCount: served.length,
       originalMessageCount: loaded.messages.length,
-      tokens: view.tokens,
+      tokens,
       budget: view.budget,
-      usageRatio: view.budget > 0 ? round(view.tokens / view.budget) : 0,
-      fits: view.fits,
-      ...(view.reason !== undefined && { reason: view.reason }),
+      usageRatio: view.budget > 0 ? round(tokens / view.budget) : 0,
+      fits,
+      ...(reason !== undefined && { reason }),
+      ...(repair && { toolPairRepair: { ...repair } }),
       compactedOnRead: view.compactedOnRead,
       onReadStages: view.onReadStages,
       activeBlocks: view.activeBlocks,
@@ -117,6 +154,7 @@ export class SessionQueriesService {
   async blocks(tenant: string, sessionId: string, after?: string, waitMs?: number) {
     const { session } = await this.sessionAfter(tenant, sessionId, after, waitMs);
     const { docs } = await this.blockCache.blocks(tenant, sessionId);
+    const skipped = new Map(usableBlocks(docs, session.messageCount).skipped.map((k) => [k.blockId, k.reason]));
     return {
       sessionId,
       blocks: docs.map((d) => ({
@@ -134,6 +172,8 @@ export class SessionQueriesService {
         applicable: d.block.range.to < session.messageCount,
         createdAt: d.createdAt,
         ...(d.revertedAt !== undefined && { revertedAt: d.revertedAt }),
+        /** Left out of every view: the block breaks the overlay (the reason). */
+        ...(skipped.has(d.blockId) && { skipped: skipped.get(d.blockId) }),
       })),
     };
   }
@@ -152,7 +192,19 @@ export class SessionQueriesService {
       this.messageCache.messages(sessionId, session.messageCount),
       waited ? this.blockCache.blocks(tenant, sessionId) : early,
     ]);
-    return { loaded: { session, messages, blocks: blocks.docs }, blocksHead: blocks.head };
+    // A read never fails on stored data: blocks that break the overlay are left out, logged and counted.
+    const usable = usableBlocks(blocks.docs, messages.length);
+    for (const skip of usable.skipped) {
+      this.metrics.readBlocksSkipped.inc();
+      const key = `${sessionId}/${skip.blockId}`;
+      if (this.loggedSkips.has(key)) continue;
+      this.loggedSkips.set(key, true);
+      this.logger.error(`stored block ${key} is left out of the session's views: ${skip.reason}`);
+    }
+    return {
+      loaded: { session, messages, blocks: usable.blocks, skippedBlocks: usable.skipped },
+      blocksHead: blocks.head,
+    };
   }
 
   /**

@@ -8,7 +8,8 @@ import {
 import type { SessionConfiguredData } from '@ctxledger/contracts';
 import type { BlockDocument } from '../read-models/blocks/block.document';
 import type { MessageDocument } from '../read-models/messages/message.document';
-import { historyView, statsView, type LoadedSession } from './session-view';
+import fc from 'fast-check';
+import { historyView, statsView, usableBlocks, type LoadedSession } from './session-view';
 
 const words = (n: number, seed: number) => Array.from({ length: n }, (_, i) => `word${(i * 7 + seed) % 97}`).join(' ');
 
@@ -141,5 +142,74 @@ describe('history view', () => {
     );
     expect(view.fits).toBe(false);
     expect(view.reason).toMatch(/fixed overhead/);
+  });
+});
+
+describe('stored blocks that break the overlay (a read never fails on stored data)', () => {
+  const chat: ChatMessage[] = Array.from({ length: 12 }, (_, i) => ({
+    role: i % 2 === 0 ? 'user' : 'assistant',
+    content: `message ${i} ${words(30, i)}`,
+  }));
+  const arbBlock = (id: string) =>
+    fc
+      .record({
+        from: fc.integer({ min: 0, max: 14 }),
+        to: fc.integer({ min: 0, max: 14 }),
+        editFrom: fc.integer({ min: 0, max: 14 }),
+        editTo: fc.integer({ min: 0, max: 14 }),
+        basedOn: fc.integer({ min: 0, max: 14 }),
+      })
+      .map(({ from, to, editFrom, editTo, basedOn }): CompactionBlock => ({
+        id,
+        sessionId: 's',
+        stage: 'summary',
+        range: { from, to },
+        edits: [{ from: editFrom, to: editTo, replacement: [{ role: 'user', content: `STORED ${id}` }] }],
+        tokensBefore: 100,
+        tokensAfter: 10,
+        tokensSaved: 90,
+        basedOnPosition: basedOn,
+        engineVersion: ENGINE_VERSION,
+      }));
+
+  it('any stored blocks: stats and every view answer, leaving out exactly the blocks named as skipped (property)', () => {
+    fc.assert(
+      fc.property(fc.tuple(arbBlock('b0'), arbBlock('b1'), arbBlock('b2'), arbBlock('b3')), (blocks) => {
+        const all = loaded({ provider: 'openai', contextWindow: 100_000 }, chat, blocks);
+        const usable = usableBlocks(all.blocks, chat.length);
+        const session = { ...all, blocks: usable.blocks, skippedBlocks: usable.skipped };
+        const stats = statsView(session);
+        expect(stats.blocks.skipped).toBe(usable.skipped.length);
+        expect(stats.blocks.total).toBe(blocks.length);
+        const view = historyView(session, 'effective');
+        const shown = JSON.stringify(view.messages);
+        for (const skip of usable.skipped) expect(shown).not.toContain(`STORED ${skip.blockId}"`);
+        // Every original position is shown once, as itself or inside one replacement.
+        expect(usable.blocks.length + usable.skipped.length).toBe(blocks.length);
+      }),
+    );
+  });
+
+  it('names the reason: a reversed range, a partial overlap with an active block', () => {
+    const block = (id: string, from: number, to: number): CompactionBlock => ({
+      id,
+      sessionId: 's',
+      stage: 'summary',
+      range: { from, to },
+      edits: [{ from, to, replacement: [{ role: 'user', content: id }] }],
+      tokensBefore: 100,
+      tokensAfter: 10,
+      tokensSaved: 90,
+      basedOnPosition: 11,
+      engineVersion: ENGINE_VERSION,
+    });
+    const reversed = { ...block('reversed', 0, 1), range: { from: 2, to: 0 } };
+    const all = loaded({}, chat, [block('a', 0, 3), reversed, block('crossing', 2, 5), block('inner', 1, 2)]);
+    const { blocks, skipped } = usableBlocks(all.blocks, chat.length);
+    expect(blocks.map((b) => b.blockId)).toEqual(['a', 'inner']);
+    expect(skipped).toEqual([
+      { blockId: 'reversed', reason: expect.stringMatching(/^block\.range: from 2 is after to 0/) },
+      { blockId: 'crossing', reason: expect.stringMatching(/partially overlaps block a/) },
+    ]);
   });
 });

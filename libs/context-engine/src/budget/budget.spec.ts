@@ -1,5 +1,6 @@
 import { computeBudget, computeTriggerTokens } from '.';
-import { DEFAULT_POLICY, resolvePolicy } from '../model/policy';
+import { DEFAULT_POLICY, derivedTargetRatio, PolicyError, policyViolations, resolvePolicy } from '../model/policy';
+import fc from 'fast-check';
 import { counterFor } from '../tokens';
 
 describe('history budget', () => {
@@ -54,7 +55,61 @@ describe('history budget', () => {
     ).toBe(false);
   });
 
-  it('refuses an incoherent policy', () => {
-    expect(() => resolvePolicy({ targetRatio: 0.9, thresholdRatio: 0.8 })).toThrow();
+  it('refuses an incoherent policy, naming the setting once', () => {
+    expect(() => resolvePolicy({ targetRatio: 0.9, thresholdRatio: 0.8 })).toThrow(PolicyError);
+    expect(() => resolvePolicy({ targetRatio: 0.9, thresholdRatio: 0.8 })).toThrow(
+      /^policy\.targetRatio: 0\.9 is above the threshold 0\.8/,
+    );
+  });
+
+  it('a threshold below the default target brings a derived target with it (0.3 → 0.225); an explicit one is kept', () => {
+    expect(resolvePolicy({ thresholdRatio: 0.3 })).toMatchObject({ thresholdRatio: 0.3, targetRatio: 0.225 });
+    expect(resolvePolicy({ thresholdRatio: 0.3, targetRatio: 0.1 }).targetRatio).toBe(0.1);
+    // At or above the default target, the budgets are those of before (the default target).
+    expect(resolvePolicy({ thresholdRatio: 0.9 }).targetRatio).toBe(DEFAULT_POLICY.targetRatio);
+    expect(resolvePolicy({ thresholdRatio: 0.6 }).targetRatio).toBe(DEFAULT_POLICY.targetRatio);
+    const b = computeBudget({ contextWindow: 50_000 }, resolvePolicy({ thresholdRatio: 0.3 }));
+    expect(b.thresholdTokens).toBe(Math.floor(b.historyBudget * 0.3));
+    expect(b.targetTokens).toBeLessThan(b.thresholdTokens);
+  });
+
+  it('every threshold the contract allows makes a budget with 0 < target <= threshold (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        fc.integer({ min: 256, max: 2_000_000 }),
+        (threshold, window) => {
+          const policy = resolvePolicy({ thresholdRatio: threshold });
+          expect(policy.targetRatio).toBeGreaterThan(0);
+          expect(policy.targetRatio).toBeLessThanOrEqual(policy.thresholdRatio);
+          expect(derivedTargetRatio(threshold)).toBe(policy.targetRatio);
+          const b = computeBudget({ contextWindow: window }, policy);
+          expect(b.targetTokens).toBeLessThanOrEqual(b.thresholdTokens);
+        },
+      ),
+    );
+  });
+
+  it('names unknown settings, wrong types and shares out of range (path: reason)', () => {
+    expect(policyViolations({ thresholdRatio: 0.5 })).toEqual([]);
+    expect(
+      policyViolations({
+        treshold: 0.5,
+        summaries: 'maybe',
+        tail: { budgetRatio: 1.5, conversationalFloor: -1 },
+        stages: { prune: 'yes' },
+        prune: { protectedTools: [1], protectTokens: 100 },
+        minimumTrigger: { minTokens: 10 },
+      }),
+    ).toEqual([
+      expect.stringMatching(/^policy\.treshold: is not a policy setting/),
+      'policy.summaries: must be one of on, off',
+      'policy.tail.budgetRatio: must be a share between 0 and 1',
+      'policy.tail.conversationalFloor: must not be negative',
+      'policy.stages.prune: must be a boolean',
+      'policy.prune.protectedTools: must be an array of strings',
+      'policy.minimumTrigger.fallbackRatio: is required',
+    ]);
+    expect(() => resolvePolicy({ tail: 'x' } as never)).toThrow(/^policy\.tail: must be an object$/);
   });
 });

@@ -1,4 +1,4 @@
-import type { CompactionPolicy, MinimumTriggerRule } from '../model/policy';
+import { PolicyError, type CompactionPolicy, type MinimumTriggerRule } from '../model/policy';
 import { getAvailableInputTokens, getOutputReserve } from '../windows';
 
 /** What the budget is computed from (one session's configuration). */
@@ -41,7 +41,9 @@ export function computeTriggerTokens(
   let trigger = Math.floor(availableInput * ratio);
   if (rule && trigger < rule.minTokens) trigger = Math.floor(availableInput * rule.fallbackRatio);
   if (trigger >= contextWindow) {
-    throw new RangeError(`trigger ${trigger} must be below the context window ${contextWindow}`);
+    throw new PolicyError([
+      `policy.minimumTrigger: the trigger ${trigger} must be below the context window ${contextWindow}`,
+    ]);
   }
   return trigger;
 }

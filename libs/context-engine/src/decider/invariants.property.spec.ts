@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import type { SessionConfig, SessionEvent } from '../model/events';
 import { isConversational, type ChatMessage } from '../model/message';
-import { isOriginal } from '../overlay';
+import { blockStructureViolations, isOriginal } from '../overlay';
 import { append, apply, command, compact, startSession, text, type Replay } from '../testing/fixtures';
 import { counterFor, estimateMessagesTokens } from '../tokens';
 import { auditToolPairs } from '../turns';
@@ -168,6 +168,7 @@ function checkInvariants(r: Replay, created: readonly SessionEvent[], before: Ch
   }
   // 6. Never grows.
   for (const b of blocks) {
+    expect(blockStructureViolations(b)).toEqual([]); // what the read side's projector checks on consumption
     expect(b.tokensSaved).toBeGreaterThan(0);
     expect(b.tokensSaved).toBe(b.tokensBefore - b.tokensAfter);
   }

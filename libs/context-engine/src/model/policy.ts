@@ -153,12 +153,111 @@ function merge<T>(base: T, over: unknown): T {
   return out as T;
 }
 
+/**
+ * A policy that cannot be applied, with one `policy.<path>: <reason>` per problem (the shape of HTTP 400
+ * messages and dead-letter reasons alike).
+ */
+export class PolicyError extends RangeError {
+  constructor(readonly violations: readonly string[]) {
+    super(violations.join('; '));
+    this.name = 'PolicyError';
+  }
+}
+
+/** Settings that are choices among words, not numbers. */
+const CHOICES: Readonly<Record<string, readonly string[]>> = {
+  summaries: ['on', 'off'],
+  inTurnDigest: ['rich', 'seed'],
+};
+/** Optional numbers with no default (fixed values that win over the budget-scaled ones). */
+const OPTIONAL_NUMBERS: Readonly<Record<string, readonly string[]>> = { prune: ['protectTokens', 'minimumSavings'] };
+/** Shares of something: between 0 and 1 (a growth ratio may exceed 1: "retry only after it grew by twice the budget"). */
+const isShare = (key: string) => /(Ratio|Share)$/.test(key) && key !== 'retryAfterGrowthRatio';
+
+/**
+ * Every problem of a policy override, checked against the shape of DEFAULT_POLICY: unknown settings (a typo
+ * would otherwise be ignored silently), values of the wrong type, shares outside [0, 1], negative numbers.
+ * The relation between the threshold and the target is checked by `resolvePolicy`.
+ */
+export function policyViolations(overrides: unknown, path = 'policy'): string[] {
+  if (overrides === undefined) return [];
+  if (!isPlainObject(overrides)) return [`${path}: must be an object`];
+  return objectViolations(overrides, DEFAULT_POLICY as unknown as Record<string, unknown>, path, 'policy');
+}
+
+function objectViolations(
+  over: Record<string, unknown>,
+  base: Record<string, unknown>,
+  path: string,
+  section: string,
+): string[] {
+  const out: string[] = [];
+  const optional = OPTIONAL_NUMBERS[section] ?? [];
+  for (const [key, value] of Object.entries(over)) {
+    const here = `${path}.${key}`;
+    if (value === undefined) continue;
+    if (!(key in base) && !optional.includes(key)) {
+      out.push(`${here}: is not a policy setting (known here: ${[...Object.keys(base), ...optional].join(', ')})`);
+      continue;
+    }
+    const model = base[key];
+    if (key === 'minimumTrigger') {
+      if (value === null) continue;
+      if (!isPlainObject(value)) out.push(`${here}: must be null or { minTokens, fallbackRatio }`);
+      else {
+        out.push(...objectViolations(value, { minTokens: 0, fallbackRatio: 0 }, here, key));
+        for (const k of ['minTokens', 'fallbackRatio']) if (!(k in value)) out.push(`${here}.${k}: is required`);
+      }
+    } else if (CHOICES[key]) {
+      if (!CHOICES[key].includes(value as string)) out.push(`${here}: must be one of ${CHOICES[key].join(', ')}`);
+    } else if (Array.isArray(model)) {
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+        out.push(`${here}: must be an array of strings`);
+    } else if (typeof model === 'boolean') {
+      if (typeof value !== 'boolean') out.push(`${here}: must be a boolean`);
+    } else if (typeof model === 'number' || optional.includes(key)) {
+      if (typeof value !== 'number' || !Number.isFinite(value)) out.push(`${here}: must be a number`);
+      else if (value < 0) out.push(`${here}: must not be negative`);
+      else if (isShare(key) && value > 1) out.push(`${here}: must be a share between 0 and 1`);
+    } else if (isPlainObject(model)) {
+      if (!isPlainObject(value)) out.push(`${here}: must be an object`);
+      else out.push(...objectViolations(value, model, here, key));
+    }
+  }
+  return out;
+}
+
+/**
+ * The target a threshold implies when none is given: the default target (0.6), or — for a threshold below it —
+ * the default's proportion of the threshold (0.75 × threshold: 0.3 → 0.225), so a low threshold still compacts
+ * well below where it starts. Thresholds at or above 0.6 keep the default target (their budgets are unchanged).
+ */
+export function derivedTargetRatio(thresholdRatio: number): number {
+  if (thresholdRatio >= DEFAULT_POLICY.targetRatio) return DEFAULT_POLICY.targetRatio;
+  const ratio = (thresholdRatio * DEFAULT_POLICY.targetRatio) / DEFAULT_POLICY.thresholdRatio;
+  return Math.max(1e-4, Math.round(ratio * 10_000) / 10_000); // 0.225, not 0.22499999999999998
+}
+
+/**
+ * The policy in force: the overrides deep-merged over the defaults. A target not given follows the threshold
+ * (`derivedTargetRatio`); a target given above the threshold is refused (compaction would end above where it
+ * starts). Throws PolicyError naming every problem.
+ */
 export function resolvePolicy(overrides?: PolicyOverrides): CompactionPolicy {
-  const p = merge(DEFAULT_POLICY, overrides ?? {});
-  if (!(p.targetRatio > 0 && p.targetRatio <= p.thresholdRatio && p.thresholdRatio <= 1)) {
-    throw new RangeError(
-      `policy: need 0 < targetRatio (${p.targetRatio}) <= thresholdRatio (${p.thresholdRatio}) <= 1`,
-    );
+  const violations = policyViolations(overrides);
+  if (violations.length > 0) throw new PolicyError(violations);
+  const merged = merge(DEFAULT_POLICY, overrides ?? {});
+  const p =
+    overrides?.targetRatio === undefined && overrides?.thresholdRatio !== undefined
+      ? { ...merged, targetRatio: derivedTargetRatio(merged.thresholdRatio) }
+      : merged;
+  if (!(p.thresholdRatio > 0)) throw new PolicyError([`policy.thresholdRatio: must be above 0`]);
+  if (!(p.targetRatio > 0)) throw new PolicyError([`policy.targetRatio: must be above 0`]);
+  if (p.targetRatio > p.thresholdRatio) {
+    throw new PolicyError([
+      `policy.targetRatio: ${p.targetRatio} is above the threshold ${p.thresholdRatio} (compaction would end above ` +
+        'where it starts); give a target at or below the threshold, or none to have it derived from the threshold',
+    ]);
   }
   return p;
 }

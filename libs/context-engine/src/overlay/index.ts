@@ -196,3 +196,5 @@ export const spanOf = (entries: readonly EffectiveEntry[], i: number, j: number)
   from: entries[i]!.from,
   to: entries[j]!.to,
 });
+
+export { blockStructureViolations } from './block-structure';

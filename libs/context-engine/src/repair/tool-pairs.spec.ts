@@ -146,6 +146,17 @@ describe('repairToolPairs: broken histories (SCENARIOS #10)', () => {
     expect(repairToolPairs(history, { allowPendingTail: true }).changed).toBe(false);
     expect(repairToolPairs(history).missingResultsSynthesized).toBe(1);
   });
+
+  it('writes the placeholder a caller asks for: one text for a call never answered, another for one still running', () => {
+    const history = [user('go'), calls('c0'), user('next'), calls('c1')];
+    const syntheticResult = { missing: 'MISSING', pending: 'PENDING' };
+    const repaired = repairToolPairs(history, { syntheticResult });
+    expect(repaired.messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content])).toEqual([
+      ['c0', 'MISSING'],
+      ['c1', 'PENDING'],
+    ]);
+    expect(findToolPairViolations(repaired.messages)).toEqual([]);
+  });
 });
 
 describe('repairToolPairs: every split of a mixed history (SCENARIOS #11)', () => {
@@ -226,13 +237,11 @@ const damagedHistoryArb = fc
 /** Fully random sequences over a tiny id pool: collisions, id-less results, tools first, everything. */
 const randomMessageArb: fc.Arbitrary<ChatMessage> = fc.oneof(
   fc.constantFrom<ChatMessage>(user('u'), reply('a'), { role: 'system', content: 's' }),
-  fc
-    .array(fc.constantFrom('x', 'y', 'z', ''), { minLength: 1, maxLength: 3 })
-    .map((ids): ChatMessage => ({
-      role: 'assistant',
-      content: '',
-      toolCalls: ids.map((id) => ({ id, name: 'bash', arguments: '{}' })),
-    })),
+  fc.array(fc.constantFrom('x', 'y', 'z', ''), { minLength: 1, maxLength: 3 }).map((ids): ChatMessage => ({
+    role: 'assistant',
+    content: '',
+    toolCalls: ids.map((id) => ({ id, name: 'bash', arguments: '{}' })),
+  })),
   fc.constantFrom<ChatMessage>(result('x'), result('y'), result('z'), legacyResult('?'), { ...result('x_dup2') }),
 );
 const chaosArb = fc.array(randomMessageArb, { maxLength: 14 });

@@ -55,6 +55,11 @@ export interface ToolPairOptions {
    * tool — treat those calls as in flight: not a violation, no synthetic result. Default false.
    */
   readonly allowPendingTail?: boolean;
+  /**
+   * The text of a synthetic result (`repairToolPairs`): for a call no result answers, and for one of the final
+   * batch still waiting for its result (`pending`). Default SYNTHETIC_TOOL_RESULT for both.
+   */
+  readonly syntheticResult?: { readonly missing?: string; readonly pending?: string };
 }
 
 export interface ToolPairRepair {
@@ -337,7 +342,10 @@ export function repairToolPairs(messages: readonly ChatMessage[], options: ToolP
           out.push(withResultId(messages[s.resultIndex], s));
           moved++;
         } else if (s.resultIndex === undefined && !pending) {
-          out.push({ role: 'tool', content: SYNTHETIC_TOOL_RESULT, toolCallId: s.finalId, toolName: s.call.name });
+          const inFlight = batch === lastBatch && batch.end === n - 1;
+          const content =
+            (inFlight ? options.syntheticResult?.pending : options.syntheticResult?.missing) ?? SYNTHETIC_TOOL_RESULT;
+          out.push({ role: 'tool', content, toolCallId: s.finalId, toolName: s.call.name });
           synthesized++;
         }
       }

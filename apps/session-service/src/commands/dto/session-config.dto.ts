@@ -18,7 +18,9 @@ documentModel(SessionConfigDto, {
     required: false,
     minimum: 0.05,
     maximum: 1,
-    description: 'Compact above this share of the history budget',
+    description:
+      'Compact above this share of the history budget (default 0.8), down to policy.targetRatio if given (not above ' +
+      'the threshold), else 0.6, or 0.75 × the threshold for a threshold below 0.6',
   },
   systemPrompt: { required: false, description: 'Counted in the budget (never stored in the history)' },
   systemPromptTokens: { required: false, minimum: 0, description: 'Or only the system prompt size' },
@@ -28,7 +30,9 @@ documentModel(SessionConfigDto, {
     required: false,
     type: Object,
     additionalProperties: true,
-    description: "Overrides of the engine's compaction policy",
+    description:
+      "Overrides of the engine's compaction policy (thresholdRatio, targetRatio, summaries, stages, tail, …); an " +
+      'unknown setting, a wrong type or a target above the threshold is refused: 400 `policy.<setting>: <reason>`',
   },
   summarizer: { required: false, type: () => SummarizerChoiceBody },
 });

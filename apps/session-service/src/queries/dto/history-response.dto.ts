@@ -32,6 +32,16 @@ export class HistoryResponseDto {
   @ApiProperty({ description: 'The stored view was over the budget; the cheap stages were applied on read' })
   compactedOnRead!: boolean;
   @ApiProperty({ type: [String] }) onReadStages!: string[];
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description:
+      'Present when the served history needed a tool-pair repair (a provider rejects a result without its call and a ' +
+      'call without its result): orphanResultsRemoved, missingResultsSynthesized, pendingResultsSynthesized (provider ' +
+      'formats: the final calls still waiting for a result), duplicateResultsRemoved, displacedResultsMoved, ' +
+      'duplicateCallIdsRenamed',
+  })
+  toolPairRepair?: Record<string, number>;
   @ApiProperty() activeBlocks!: number;
   @ApiProperty({ description: 'Last session-stream offset projected (compare with a waitToken)' })
   projectedOffset!: string;

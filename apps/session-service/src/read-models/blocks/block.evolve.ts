@@ -1,5 +1,5 @@
 import type { AnyEvent } from '@ctxledger/contracts';
-import type { CompactionBlock } from '@ctxledger/context-engine';
+import { blockStructureViolations, type CompactionBlock } from '@ctxledger/context-engine';
 import { unstorableReason } from '../storable';
 import { blockDocumentId, type BlockDocument } from './block.document';
 
@@ -32,6 +32,11 @@ export function evolveBlock(doc: BlockDocument | null, { event, offset }: BlockS
       if (block.sessionId !== event.sessionId) {
         return { kind: 'poison', reason: `block ${block.id} names session ${block.sessionId}, not ${event.sessionId}` };
       }
+      // A block the overlay cannot take (a reversed range, an edit outside it, overlapping edits, a tool result
+      // without its call) would corrupt every read of the session: refused here, dead-lettered with the reason.
+      const malformed = blockStructureViolations(block, 'data.block');
+      if (malformed.length > 0)
+        return { kind: 'poison', reason: `malformed block ${block.id}: ${malformed.join('; ')}` };
       const unstorable = unstorableReason(block, 'data.block');
       if (unstorable) return { kind: 'poison', reason: unstorable };
       return {

@@ -66,9 +66,10 @@ export function planSessionStream(
       poison.push({ offset, reason: evolution.reason });
       continue;
     }
+    if (evolution.kind === 'refused') poison.push({ offset, reason: evolution.reason });
     current.set(event.sessionId, evolution.doc);
     touched.add(event.sessionId);
-    if (evolution.position !== undefined && event.type === 'message.appended') {
+    if (evolution.kind === 'applied' && evolution.position !== undefined && event.type === 'message.appended') {
       messages.push(
         evolveMessage(null, event, { position: evolution.position, offset, counter: counterOf(evolution.doc) }),
       );

@@ -10,6 +10,11 @@ export interface SessionDocument {
   readonly tenant: string;
   /** The `session.configured` events merged field by field (wire shape). */
   readonly config: SessionConfiguredData;
+  /**
+   * The last `session.configured` the engine refused (also dead-lettered): what it asked for and why. The
+   * session kept `config`; the offset tells whether a later configuration was applied since.
+   */
+  readonly refusedConfig?: RefusedConfig;
   /** Messages with a position (duplicates of a clientMessageId excluded). */
   readonly messageCount: number;
   /** Session-stream partition and last applied offset: the guard of every write and the `after` wait. */
@@ -18,4 +23,14 @@ export interface SessionDocument {
   /** Times of the first and the last applied event (event time, not projection time). */
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+export interface RefusedConfig {
+  readonly eventId: string;
+  /** Session-stream offset of the refused event. */
+  readonly offset: number;
+  readonly time: string;
+  readonly reason: string;
+  /** The refused event's data (left out when it cannot be stored as it is). */
+  readonly config?: SessionConfiguredData;
 }

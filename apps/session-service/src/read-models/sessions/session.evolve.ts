@@ -1,5 +1,10 @@
-import { foreignTenantReason, mergeSessionConfig, toEngineConfig, type AnyEvent } from '@ctxledger/contracts';
-import { configure } from '@ctxledger/context-engine';
+import {
+  foreignTenantReason,
+  mergeSessionConfig,
+  refusedConfigReason,
+  sessionConfigViolations,
+  type AnyEvent,
+} from '@ctxledger/contracts';
 import { unstorableReason } from '../storable';
 import type { SessionDocument } from './session.document';
 
@@ -17,6 +22,11 @@ export type SessionEvolution =
   | { readonly kind: 'already-applied' }
   /** Can never be applied; the document stays as it was. */
   | { readonly kind: 'poison'; readonly reason: string }
+  /**
+   * A configuration the engine refuses: dead-lettered with `reason`, and recorded in the document (which keeps
+   * its configuration) so the session's stats say which one is in force and what was refused.
+   */
+  | { readonly kind: 'refused'; readonly doc: SessionDocument; readonly reason: string }
   /** The new document; `position` is set when the event appended a message. */
   | { readonly kind: 'applied'; readonly doc: SessionDocument; readonly position?: number };
 
@@ -47,10 +57,17 @@ export function evolveSession(doc: SessionDocument | null, record: SessionStream
       const config = mergeSessionConfig(base.config, event.data);
       const unstorable = unstorableReason(config, 'data');
       if (unstorable) return { kind: 'poison', reason: unstorable };
-      try {
-        configure(toEngineConfig(config));
-      } catch (error) {
-        return { kind: 'poison', reason: `the configuration cannot be applied: ${(error as Error).message}` };
+      const violations = sessionConfigViolations(config);
+      if (violations.length > 0) {
+        const reason = refusedConfigReason(violations);
+        const refusedConfig = {
+          eventId: event.eventId,
+          offset,
+          time: event.time,
+          reason,
+          ...(unstorableReason(event.data, 'data') === undefined && { config: event.data }),
+        };
+        return { kind: 'refused', doc: { ...moved, refusedConfig }, reason };
       }
       return { kind: 'applied', doc: { ...moved, config } };
     }
