@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { flattenViolations } from '@ctxledger/contracts';
-import { refuseDeepJson } from './json-depth';
+import { requireJsonBodies, verifyJsonBody } from './json-body';
 
 /**
  * Every HTTP body and query is validated like this: unknown fields refused, 400 with one `path: reason`
@@ -21,9 +21,11 @@ export const VALIDATION_OPTIONS: ValidationPipeOptions = {
 export function configureHttp(app: INestApplication): void {
   const config = app.get(ConfigService);
   const express = app as NestExpressApplication;
+  express.use(requireJsonBodies()); // 415 for a body of another type
   express.useBodyParser('json', {
     limit: config.getOrThrow<number>('HTTP_BODY_LIMIT_BYTES'),
-    verify: refuseDeepJson(), // 400 before the validation's recursive walk could overflow the stack
+    // 400 for a body nested too deep (before the validation's recursive walk could overflow the stack) or not UTF-8
+    verify: verifyJsonBody(),
   });
   app.useGlobalPipes(new ValidationPipe(VALIDATION_OPTIONS));
   const document = SwaggerModule.createDocument(
