@@ -67,13 +67,11 @@ describe('session service: idempotency conflicts, bodies it refuses, events publ
     await api.restart();
     const afterRestart = await api.call('POST', `/v1/sessions/${s}/messages`, other, { 'Idempotency-Key': 'k-1' });
     expect(afterRestart.status).toBe(409);
-    expect((await api.call('POST', `/v1/sessions/${s}/messages`, body, { 'Idempotency-Key': 'k-1' })).status).toBe(
+    expect((await api.call('POST', `/v1/sessions/${s}/messages`, body, { 'Idempotency-Key': 'k-1' })).status).toBe(202);
+    // A key belongs to its session: the same key on another session is another request.
+    expect((await api.call('POST', `/v1/sessions/${s}-b/messages`, other, { 'Idempotency-Key': 'k-1' })).status).toBe(
       202,
     );
-    // A key belongs to its session: the same key on another session is another request.
-    expect(
-      (await api.call('POST', `/v1/sessions/${s}-b/messages`, other, { 'Idempotency-Key': 'k-1' })).status,
-    ).toBe(202);
 
     const read = await api.call('GET', `/v1/sessions/${s}/history?after=${replay.body.waitToken}&view=full`);
     expect(contents(read.body)).toEqual(['pay 10 EUR']);
@@ -155,8 +153,10 @@ describe('session service: idempotency conflicts, bodies it refuses, events publ
       expect(res.body.message).toMatch(/application\/json/);
     }
     expect((await post(`/v1/sessions/${s}/config`, '{"model":"x"}', 'text/plain', 'PUT')).status).toBe(415);
-    expect((await post(`/v1/sessions/${s}/messages`, json, 'application/json; charset=utf-8')).status).toBe(202);
-    // A POST without a body needs no type.
+    const accepted = await post(`/v1/sessions/${s}/messages`, json, 'application/json; charset=utf-8');
+    expect(accepted.status).toBe(202);
+    // A POST without a body needs no type (once the session is projected, it exists).
+    await api.call('GET', `/v1/sessions/${s}/stats?after=${accepted.body.waitToken}`);
     const compact = await fetch(`${api.service.url}/v1/sessions/${s}/compactions`, { method: 'POST' });
     expect(compact.status).toBe(202);
   });
@@ -176,13 +176,10 @@ describe('session service: idempotency conflicts, bodies it refuses, events publ
     // A fresh instance knows the event ids from the stored messages.
     await api.restart();
     const [late] = await producer.send(api.topics.sessionEvents, [a, event(`${s}-c`, 'third')]);
-    read = await until(
-      async () => {
-        const res = await api.call('GET', `/v1/sessions/${s}/history?after=${late}&view=full`);
-        return res.status === 200 ? res : undefined;
-      },
-      'the read after the restart',
-    );
+    read = await until(async () => {
+      const res = await api.call('GET', `/v1/sessions/${s}/history?after=${late}&view=full`);
+      return res.status === 200 ? res : undefined;
+    }, 'the read after the restart');
     expect(contents(read.body)).toEqual(['first', 'second', 'third']);
     const stats = await api.call('GET', `/v1/sessions/${s}/stats`);
     expect(stats.body.messageCount).toBe(3);
