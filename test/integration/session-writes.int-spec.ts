@@ -79,6 +79,16 @@ describe('session service: idempotency conflicts, bodies it refuses, events publ
     expect([first.body.idempotencyKey, replay.body.idempotencyKey]).toEqual(['k-1', 'k-1']);
   });
 
+  it('frees a key whose request was refused before anything was sent (413): a corrected body under it is taken', async () => {
+    const s = sid('idem-refused');
+    const big = { messages: [1, 2, 3].map((i) => ({ role: 'user', content: `${i}`.repeat(399_000) })) };
+    const refused = await api.call('POST', `/v1/sessions/${s}/messages`, big, { 'Idempotency-Key': 'k-big' });
+    expect(refused.status).toBe(413);
+    const smaller = { messages: big.messages.slice(0, 1) };
+    const taken = await api.call('POST', `/v1/sessions/${s}/messages`, smaller, { 'Idempotency-Key': 'k-big' });
+    expect(taken.status).toBe(202);
+  });
+
   it('derives the key from the clientMessageIds when no Idempotency-Key is sent: another body under them is 409', async () => {
     const s = sid('cmid-conflict');
     const body = {
@@ -159,6 +169,18 @@ describe('session service: idempotency conflicts, bodies it refuses, events publ
     await api.call('GET', `/v1/sessions/${s}/stats?after=${accepted.body.waitToken}`);
     const compact = await fetch(`${api.service.url}/v1/sessions/${s}/compactions`, { method: 'POST' });
     expect(compact.status).toBe(202);
+  });
+
+  it('documents 409, 415 and the 503 of an unknown outcome (Retry-After, the key to retry with) in its OpenAPI description', async () => {
+    const doc = (await api.call('GET', '/v1/docs-json')).body;
+    const append = doc.paths['/v1/sessions/{sessionId}/messages'].post;
+    expect(Object.keys(append.responses)).toEqual(expect.arrayContaining(['202', '400', '409', '413', '415', '503']));
+    expect(append.responses['503'].headers['Retry-After']).toBeDefined();
+    const unknown = doc.components.schemas.OutcomeUnknownDto.properties;
+    expect(unknown.outcome.enum).toEqual(['unknown']);
+    expect(Object.keys(unknown)).toEqual(expect.arrayContaining(['idempotencyKey', 'retryAfterSeconds', 'message']));
+    expect(doc.components.schemas.AppendAcceptedDto.properties.idempotencyKey).toBeDefined();
+    expect(append.description).toMatch(/outcome: "unknown"/);
   });
 
   it('stores an event published twice with the same eventId once, also when the copy comes after a restart', async () => {
