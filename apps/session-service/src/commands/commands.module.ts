@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { RetryAfterFilter } from '../http/retry-after.filter';
 import { ProjectorModule } from '../projector/projector.module';
 import { QueriesModule } from '../queries/queries.module';
 import { ReadModelModule } from '../read-models/read-model.module';
 import { CompactionCommandsController } from './compaction-commands.controller';
+import { IdempotencyKeys } from './idempotency-keys';
 import { MessagesController } from './messages.controller';
 import { SessionCommandsService } from './session-commands.service';
 import { SessionConfigController } from './session-config.controller';
@@ -12,6 +15,11 @@ import { SessionEventPublisher } from './session-event-publisher';
 @Module({
   imports: [ReadModelModule, ProjectorModule, QueriesModule],
   controllers: [MessagesController, SessionConfigController, CompactionCommandsController],
-  providers: [SessionCommandsService, SessionEventPublisher],
+  providers: [
+    SessionCommandsService,
+    SessionEventPublisher,
+    IdempotencyKeys,
+    { provide: APP_FILTER, useClass: RetryAfterFilter },
+  ],
 })
 export class CommandsModule {}

@@ -6,10 +6,11 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
   ApiUnprocessableEntityResponse,
+  ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import { IdParamPipe } from '../http/id-param.pipe';
 import { ApiTenant, Tenant } from '../http/tenant.decorator';
-import { AcceptedDto, OverflowAcceptedDto } from './dto/append-messages.dto';
+import { AcceptedDto, OutcomeUnknownDto, OverflowAcceptedDto } from './dto/append-messages.dto';
 import { OverflowReportDto } from './dto/overflow-report.dto';
 import { SessionCommandsService } from './session-commands.service';
 
@@ -17,7 +18,13 @@ import { SessionCommandsService } from './session-commands.service';
 @ApiTags('compaction')
 @ApiTenant()
 @ApiNotFoundResponse({ description: 'No such session (or block) for this tenant' })
-@ApiServiceUnavailableResponse({ description: 'Kafka is unavailable' })
+@ApiServiceUnavailableResponse({
+  type: OutcomeUnknownDto,
+  description:
+    'Kafka did not acknowledge the request (`outcome: "unknown"`): it may have been published or not. A revert ' +
+    'retried has the effect of one; a compaction request retried may be handled twice',
+  headers: { 'Retry-After': { description: 'Seconds to wait before the retry', schema: { type: 'integer' } } },
+})
 @Controller('v1/sessions/:sessionId')
 export class CompactionCommandsController {
   constructor(private readonly commands: SessionCommandsService) {}
@@ -42,6 +49,7 @@ export class CompactionCommandsController {
       'Any other error (rate limit, auth, …) is 422: compacting would not help.',
   })
   @ApiAcceptedResponse({ type: OverflowAcceptedDto })
+  @ApiUnsupportedMediaTypeResponse({ description: 'The body is not sent as application/json' })
   @ApiUnprocessableEntityResponse({ description: 'Not an overflow; the answer says what it is' })
   overflow(
     @Tenant() tenant: string,

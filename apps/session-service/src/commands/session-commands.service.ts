@@ -3,6 +3,7 @@ import {
   Injectable,
   NotFoundException,
   PayloadTooLargeException,
+  ServiceUnavailableException,
   UnprocessableEntityException,
 } from '@nestjs/common';
 import {
@@ -22,12 +23,31 @@ import { findBlock } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
 import { ProjectedSessions } from '../queries/projected-sessions';
 import { unstorableReason } from '../read-models/storable';
-import { AppendTooLargeError, SessionEventPublisher, type Appended } from './session-event-publisher';
+import { IdempotencyKeys, keyFromClientMessageIds, requestFingerprint, type KeyedRequest } from './idempotency-keys';
+import {
+  AppendTooLargeError,
+  OutcomeUnknownError,
+  SessionEventPublisher,
+  type Appended,
+} from './session-event-publisher';
 
 export interface Accepted extends Appended {
   readonly sessionId: string;
   readonly waitToken: string;
 }
+
+/** What makes a retry of a write safe, for the answer when its outcome is unknown. */
+interface RetryRule {
+  /** The key the request was taken under (null: it had none, a retry may append its messages twice). */
+  readonly idempotencyKey: string | null;
+  readonly how: string;
+}
+
+/** Compaction requests carry no key: one sent twice is handled twice. */
+const AT_MOST_TWICE: RetryRule = {
+  idempotencyKey: null,
+  how: 'a retry may request the compaction a second time',
+};
 
 /** Longest Idempotency-Key: `<key>:<index>` must stay a valid clientMessageId. */
 const MAX_IDEMPOTENCY_KEY = LIMITS.maxIdLength - 1 - String(LIMITS.maxBatchMessages).length;
@@ -43,14 +63,20 @@ export class SessionCommandsService {
     private readonly store: ReadModelStore,
     private readonly sessions: ProjectedSessions,
     private readonly metrics: ProjectionMetrics,
+    private readonly keys: IdempotencyKeys,
   ) {}
 
+  /**
+   * The request's key is its Idempotency-Key, or, without one, derived from its clientMessageIds when every
+   * message has one. A key is bound to the first body it came with (IdempotencyKeys): the same body again is a
+   * replay (its messages are deduplicated on their clientMessageIds), another body is 409.
+   */
   async appendMessages(
     tenant: string,
     sessionId: string,
     messages: readonly MessageAppendedData[],
     idempotencyKey?: string,
-  ): Promise<Accepted & { accepted: number; clientMessageIds: (string | null)[] }> {
+  ): Promise<Accepted & { accepted: number; clientMessageIds: (string | null)[]; idempotencyKey: string | null }> {
     if (
       idempotencyKey !== undefined &&
       (idempotencyKey.length > MAX_IDEMPOTENCY_KEY || !ID_PATTERN.test(idempotencyKey))
@@ -58,6 +84,22 @@ export class SessionCommandsService {
       throw new BadRequestException([`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} of letters, digits and _:@-`]);
     }
     await this.refuseOtherTenant(tenant, sessionId);
+    const derived = keyFromClientMessageIds(messages.map((m) => m.clientMessageId));
+    const key = idempotencyKey ?? derived;
+    const keyed: KeyedRequest | undefined =
+      key === undefined
+        ? undefined
+        : {
+            tenant,
+            sessionId,
+            key,
+            fingerprint: requestFingerprint(messages),
+            messages: messages.length,
+            describe:
+              idempotencyKey !== undefined
+                ? `Idempotency-Key "${key}"`
+                : `the clientMessageIds ${listed(messages.map((m) => m.clientMessageId!))} (key "${key}")`,
+          };
     const data = messages.map((m, i) => {
       const clientMessageId =
         m.clientMessageId ?? (idempotencyKey !== undefined ? `${idempotencyKey}:${i}` : undefined);
@@ -65,9 +107,38 @@ export class SessionCommandsService {
     });
     const correlation = idempotencyKey !== undefined ? { correlationId: idempotencyKey } : {};
     const events = data.map((d) => createEvent('message.appended', sessionId, d, { tenant, ...correlation }));
-    const accepted = await this.send(sessionId, events);
+    const bound = keyed ? await this.keys.claim(keyed) : false;
+    const retry: RetryRule = keyed
+      ? {
+          idempotencyKey: keyed.key,
+          how:
+            idempotencyKey !== undefined
+              ? `retrying the same body with Idempotency-Key "${keyed.key}" is safe: it appends nothing twice`
+              : 'retrying the same body (the same clientMessageIds) is safe: it appends nothing twice',
+        }
+      : {
+          idempotencyKey: null,
+          how:
+            'the request had neither an Idempotency-Key nor a clientMessageId on every message, so a retry may ' +
+            'append its messages twice; send one of them to make retries safe',
+        };
+    let accepted: Accepted;
+    try {
+      accepted = await this.send(sessionId, events, retry);
+    } catch (error) {
+      // Refused before anything was sent (400, 413): the key is free for a corrected body.
+      if (bound && (error instanceof BadRequestException || error instanceof PayloadTooLargeException)) {
+        await this.keys.release(keyed!);
+      }
+      throw error;
+    }
     this.metrics.messagesAppended.inc(events.length);
-    return { ...accepted, accepted: events.length, clientMessageIds: data.map((d) => d.clientMessageId ?? null) };
+    return {
+      ...accepted,
+      accepted: events.length,
+      clientMessageIds: data.map((d) => d.clientMessageId ?? null),
+      idempotencyKey: keyed?.key ?? null,
+    };
   }
 
   async configure(tenant: string, sessionId: string, config: SessionConfiguredData): Promise<Accepted> {
@@ -78,12 +149,19 @@ export class SessionCommandsService {
     const violations = sessionConfigViolations(mergeSessionConfig(current?.config, config));
     if (violations.length > 0) throw new BadRequestException(violations);
     if (ownedByAnotherTenant) throw notFound(sessionId);
-    return this.send(sessionId, [createEvent('session.configured', sessionId, config, { tenant })]);
+    return this.send(sessionId, [createEvent('session.configured', sessionId, config, { tenant })], {
+      idempotencyKey: null,
+      how: 'retrying the same configuration is safe: applied twice it has the effect of once',
+    });
   }
 
   async requestCompaction(tenant: string, sessionId: string): Promise<Accepted> {
     await this.existingSession(tenant, sessionId);
-    return this.send(sessionId, [createEvent('compaction.requested', sessionId, { trigger: 'manual' }, { tenant })]);
+    return this.send(
+      sessionId,
+      [createEvent('compaction.requested', sessionId, { trigger: 'manual' }, { tenant })],
+      AT_MOST_TWICE,
+    );
   }
 
   /** The provider's error text: an overflow asks for an emergency compaction; anything else is 422. */
@@ -102,9 +180,11 @@ export class SessionCommandsService {
         classification,
       });
     }
-    const accepted = await this.send(sessionId, [
-      createEvent('compaction.requested', sessionId, { trigger: 'overflow', errorText }, { tenant }),
-    ]);
+    const accepted = await this.send(
+      sessionId,
+      [createEvent('compaction.requested', sessionId, { trigger: 'overflow', errorText }, { tenant })],
+      AT_MOST_TWICE,
+    );
     const { kind, provider, actualTokens, limitTokens } = classification;
     return {
       ...accepted,
@@ -123,19 +203,35 @@ export class SessionCommandsService {
     await this.existingSession(tenant, sessionId);
     const block = await findBlock(this.store, tenant, sessionId, blockId);
     if (!block) throw new NotFoundException(`block ${blockId} not found in session ${sessionId}`);
-    const accepted = await this.send(sessionId, [
-      createEvent('block-revert.requested', sessionId, { blockId }, { tenant }),
-    ]);
+    const accepted = await this.send(
+      sessionId,
+      [createEvent('block-revert.requested', sessionId, { blockId }, { tenant })],
+      { idempotencyKey: null, how: 'retrying is safe: a block reverted twice is reverted once' },
+    );
     return { ...accepted, alreadyReverted: !block.active };
   }
 
-  private async send(sessionId: string, events: AnyEvent[]): Promise<Accepted> {
+  /**
+   * Sends the events; when Kafka did not acknowledge them the answer is 503 with `outcome: "unknown"` (they may
+   * be written or not), Retry-After, and what makes a retry safe.
+   */
+  private async send(sessionId: string, events: AnyEvent[], retry: RetryRule): Promise<Accepted> {
     try {
       const appended = await this.publisher.append(sessionId, events);
       return { sessionId, ...appended, waitToken: appended.offsets[appended.offsets.length - 1]! };
     } catch (error) {
       if (error instanceof ContractViolationError) throw new BadRequestException(error.violations);
       if (error instanceof AppendTooLargeError) throw new PayloadTooLargeException(error.message);
+      if (error instanceof OutcomeUnknownError) {
+        throw new ServiceUnavailableException({
+          statusCode: 503,
+          error: 'Service Unavailable',
+          outcome: 'unknown',
+          message: `${error.message}: the outcome is unknown; ${retry.how}`,
+          idempotencyKey: retry.idempotencyKey,
+          retryAfterSeconds: error.retryAfterSeconds,
+        });
+      }
       throw error;
     }
   }
@@ -147,6 +243,11 @@ export class SessionCommandsService {
   private async refuseOtherTenant(tenant: string, sessionId: string): Promise<void> {
     if (await this.sessions.ownedByAnotherTenant(tenant, sessionId)) throw notFound(sessionId);
   }
+}
+
+/** The first few ids of a list, for a message. */
+function listed(ids: readonly string[], shown = 3): string {
+  return ids.length <= shown ? ids.join(', ') : `${ids.slice(0, shown).join(', ')}, … (${ids.length} in all)`;
 }
 
 /** Another tenant's session, like a session that does not exist, is not found. */

@@ -1,4 +1,4 @@
-import { Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ContractViolationError, type AnyEvent } from '@ctxledger/contracts';
 import { EventProducer, RequestTooLargeError } from '@ctxledger/kafka';
@@ -12,10 +12,27 @@ export interface Appended {
 export { RequestTooLargeError as AppendTooLargeError } from '@ctxledger/kafka';
 
 /**
+ * The events were handed to the producer but not acknowledged (no answer within KAFKA_SEND_TIMEOUT_MS, or an
+ * error from the broker or the connection): they may be written or not. The producer keeps retrying after the
+ * answer, and a broker may have written a batch whose acknowledgement was lost: in a 20 s broker outage 32 of
+ * 600 requests answered this way were stored all the same.
+ */
+export class OutcomeUnknownError extends Error {
+  constructor(
+    message: string,
+    /** Seconds after which a retry is worth it. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * Appends events of ONE session to the session stream in ONE produce request: one key, one partition, one
  * record batch — the broker takes all of it or none. Idempotent producer (no duplicates on its own retries).
- * When Kafka does not answer within KAFKA_SEND_TIMEOUT_MS the caller gets 503: the client retries with the
- * same Idempotency-Key / clientMessageIds, so a late success of the first try is not appended twice.
+ * When Kafka does not acknowledge within KAFKA_SEND_TIMEOUT_MS, the outcome is unknown (OutcomeUnknownError):
+ * the client retries with the same Idempotency-Key / clientMessageIds, so a late success of the first try is
+ * not appended twice.
  */
 @Injectable()
 export class SessionEventPublisher {
@@ -53,9 +70,11 @@ export class SessionEventPublisher {
       return { partition: meta!.partition, offsets: events.map((_, i) => (base + BigInt(i)).toString()) };
     } catch (error) {
       if (error instanceof RequestTooLargeError || error instanceof ContractViolationError) throw error;
-      this.logger.warn(`append to session ${sessionId} failed: ${(error as Error).message}`);
-      throw new ServiceUnavailableException(
-        'Kafka is unavailable: the events were not acknowledged. Retry; with the same Idempotency-Key or clientMessageIds a late success is not appended twice',
+      this.logger.warn(`append to session ${sessionId} not acknowledged: ${(error as Error).message}`);
+      throw new OutcomeUnknownError(
+        `Kafka is unavailable: the events were not acknowledged within ${this.timeoutMs} ms (${(error as Error).message}); ` +
+          'they may have been written or not',
+        Math.max(1, Math.ceil(this.timeoutMs / 1000)),
       );
     } finally {
       clearTimeout(timer);

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { flattenViolations } from '@ctxledger/contracts';
-import { refuseDeepJson } from './json-depth';
+import { requireJsonBodies, verifyJsonBody } from './json-body';
 
 /**
  * Every HTTP body and query is validated like this: unknown fields refused, 400 with one `path: reason`
@@ -21,9 +21,11 @@ export const VALIDATION_OPTIONS: ValidationPipeOptions = {
 export function configureHttp(app: INestApplication): void {
   const config = app.get(ConfigService);
   const express = app as NestExpressApplication;
+  express.use(requireJsonBodies()); // 415 for a body of another type
   express.useBodyParser('json', {
     limit: config.getOrThrow<number>('HTTP_BODY_LIMIT_BYTES'),
-    verify: refuseDeepJson(), // 400 before the validation's recursive walk could overflow the stack
+    // 400 for a body nested too deep (before the validation's recursive walk could overflow the stack) or not UTF-8
+    verify: verifyJsonBody(),
   });
   app.useGlobalPipes(new ValidationPipe(VALIDATION_OPTIONS));
   const document = SwaggerModule.createDocument(
@@ -39,7 +41,13 @@ export function configureHttp(app: INestApplication): void {
           "never sees another tenant's sessions (404). Only when the service runs with AUTH_MODE=none (local development) " +
           'is the tenant taken from the `X-Tenant` header instead.\n\n' +
           '**Rate limit**: RATE_LIMIT_REQUESTS per RATE_LIMIT_WINDOW_MS per tenant; over it, 429 with `Retry-After` ' +
-          '(seconds). `GET /health` and `GET /metrics` need no key and are not limited.',
+          '(seconds). `GET /health` and `GET /metrics` need no key and are not limited.\n\n' +
+          '**Bodies**: JSON sent as `Content-Type: application/json` (415 otherwise), in valid UTF-8 (400 naming the ' +
+          'field otherwise: nothing is stored altered).\n\n' +
+          '**Retrying writes**: send every append with an `Idempotency-Key` (or a `clientMessageId` on every message). ' +
+          'A 503 with `outcome: "unknown"` means Kafka did not acknowledge the write: it may have been appended or not. ' +
+          'Retry the same body with the key the answer names (`idempotencyKey`) after `Retry-After`, until 202: every ' +
+          'message is then stored exactly once. The same key with another body is 409.',
       )
       .setVersion('1')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key of a tenant (API_KEYS)' }, 'bearer')

@@ -29,7 +29,9 @@ documentModel(AppendMessageDto, {
   images: { required: false, type: () => [ImageRefBody] },
   clientMessageId: {
     required: false,
-    description: 'Idempotency key of the message: a second message with the same id in the session is ignored',
+    description:
+      'Idempotency key of the message: a second message with the same id in the session is ignored. When every ' +
+      'message of a request has one and no Idempotency-Key is sent, the request key is derived from them',
     pattern: '^[A-Za-z0-9_:@-]+$',
   },
 });
@@ -69,6 +71,58 @@ export class AppendAcceptedDto extends AcceptedDto {
     description: 'The clientMessageId of each message (derived from Idempotency-Key when not given)',
   })
   clientMessageIds!: (string | null)[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'The key the request was taken under: its Idempotency-Key, or `cmid-…` derived from the clientMessageIds ' +
+      'when every message has one; null when it had neither (a retry of it may append its messages twice)',
+  })
+  idempotencyKey!: string | null;
+}
+
+/**
+ * 503 of a write Kafka did not acknowledge: it may have been appended or not. Retrying the same body under the
+ * same key is safe (idempotencyKey; for a request without one, a retry may append it twice).
+ */
+export class OutcomeUnknownDto {
+  @ApiProperty({ example: 503 })
+  statusCode!: number;
+
+  @ApiProperty({ example: 'Service Unavailable' })
+  error!: string;
+
+  @ApiProperty({ enum: ['unknown'], description: 'The write may have been appended or not' })
+  outcome!: 'unknown';
+
+  @ApiProperty({ description: 'What happened and how to retry safely' })
+  message!: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Retry the same body with this Idempotency-Key (null: the request had no key)',
+  })
+  idempotencyKey!: string | null;
+
+  @ApiProperty({ description: 'Also sent as the Retry-After header' })
+  retryAfterSeconds!: number;
+}
+
+/** 409: the Idempotency-Key (or the clientMessageIds) was first used with another body. */
+export class IdempotencyConflictDto {
+  @ApiProperty({ example: 409 })
+  statusCode!: number;
+
+  @ApiProperty({ example: 'Conflict' })
+  error!: string;
+
+  @ApiProperty({ description: 'Names the key, the session and the first use' })
+  message!: string;
+
+  @ApiProperty()
+  idempotencyKey!: string;
 }
 
 export class OverflowAcceptedDto extends AcceptedDto {

@@ -14,6 +14,8 @@ export interface MessageDocument {
   readonly tokens: number;
   readonly tokenProfile: string;
   readonly clientMessageId?: string;
+  /** Event id of the `message.appended` event (a message without a clientMessageId is deduplicated on it). */
+  readonly eventId?: string;
   /** Session-stream offset of the `message.appended` event. */
   readonly offset: number;
   readonly time: string;
@@ -23,3 +25,10 @@ export interface MessageDocument {
 export type MessageView = Pick<MessageDocument, 'position' | 'message' | 'tokens' | 'tokenProfile'>;
 
 export const messageDocumentId = (sessionId: string, position: number): string => `${sessionId}/${position}`;
+
+/**
+ * What identifies a message in its session for deduplication: its clientMessageId, or, without one, its event
+ * id (the same event published twice). `\u0001` keeps the two apart (an id of the ID_PATTERN never has it).
+ */
+export const messageDedupId = (m: { clientMessageId?: string; eventId?: string }): string | undefined =>
+  m.clientMessageId ?? (m.eventId === undefined ? undefined : `\u0001${m.eventId}`);

@@ -22,6 +22,7 @@ export function evolveMessage(
     tokens: at.counter.message(message),
     tokenProfile: at.counter.profile.provider,
     ...(event.data.clientMessageId !== undefined && { clientMessageId: event.data.clientMessageId }),
+    eventId: event.eventId,
     offset: at.offset,
     time: event.time,
   };

@@ -3,7 +3,7 @@ import { configure, type TokenCounter } from '@ctxledger/context-engine';
 import { LRUCache } from 'lru-cache';
 import type { mongo } from 'mongoose';
 import { evolveMessage } from '../messages/message.evolve';
-import type { MessageDocument } from '../messages/message.document';
+import { messageDedupId, type MessageDocument } from '../messages/message.document';
 import type { ReadModelStore } from '../read-model.store';
 import { PartitionContiguity } from '../partition-contiguity';
 import { insertOnce } from '../storable';
@@ -13,7 +13,7 @@ import { evolveSession } from './session.evolve';
 /** What the session-stream projection needs to know besides the events (loaded before folding). */
 export interface SessionStreamSnapshot {
   readonly sessions: ReadonlyMap<string, SessionDocument>;
-  /** `<sessionId>\0<clientMessageId>` → offset of the event that gave it a position. */
+  /** `<sessionId>\0<messageDedupId>` (clientMessageId, else event id) → offset of the event that gave it a position. */
   readonly clientMessageOffsets: { get(key: string): number | undefined };
 }
 
@@ -54,8 +54,11 @@ export function planSessionStream(
 
   for (const record of records) {
     const { event, offset } = record;
-    const cid = event.type === 'message.appended' ? event.data.clientMessageId : undefined;
-    const firstOffset = cid === undefined ? undefined : firstOffsetOf(clientKey(event.sessionId, cid));
+    const dedupId =
+      event.type === 'message.appended'
+        ? messageDedupId({ clientMessageId: event.data.clientMessageId, eventId: event.eventId })
+        : undefined;
+    const firstOffset = dedupId === undefined ? undefined : firstOffsetOf(clientKey(event.sessionId, dedupId));
     const duplicate = firstOffset !== undefined && firstOffset < offset;
     const evolution = evolveSession(current.get(event.sessionId) ?? null, {
       ...record,
@@ -73,7 +76,7 @@ export function planSessionStream(
       messages.push(
         evolveMessage(null, event, { position: evolution.position, offset, counter: counterOf(evolution.doc) }),
       );
-      if (cid !== undefined) seenInBatch.set(clientKey(event.sessionId, cid), offset);
+      if (dedupId !== undefined) seenInBatch.set(clientKey(event.sessionId, dedupId), offset);
     }
   }
   return {
@@ -137,13 +140,8 @@ export async function projectSessionStream(
   cache: SessionCache = new SessionCache(),
 ): Promise<SessionStreamPlan> {
   const sessionIds = [...new Set(records.map((r) => r.event.sessionId))];
-  const clientIds = [
-    ...new Set(
-      records.flatMap((r) =>
-        r.event.type === 'message.appended' && r.event.data.clientMessageId ? [r.event.data.clientMessageId] : [],
-      ),
-    ),
-  ];
+  // Every message is deduplicated (on its clientMessageId, else its event id): the ids are needed for any.
+  const hasMessages = records.some((r) => r.event.type === 'message.appended');
   const byId = new Map<string, SessionDocument>();
   // Per session: its known ids. A session without a document has none stored that a redelivery would not
   // recompute (its messages are written by batches that never committed, all redelivered from its first event).
@@ -162,19 +160,17 @@ export async function projectSessionStream(
   const read = await Promise.all(toRead.map((_id) => store.sessions.findOne({ _id })));
   for (const doc of read) if (doc) byId.set(doc._id, doc);
   for (const id of sessionIds) if (!byId.has(id)) known.set(id, new Map());
-  const toLoad = clientIds.length === 0 ? [] : sessionIds.filter((id) => !known.has(id));
+  const toLoad = hasMessages ? sessionIds.filter((id) => !known.has(id)) : [];
   if (toLoad.length > 0) {
     // Every id of the sessions, kept for the next batches (read once per session and instance).
     const rows = await store.messages
-      .find(
-        { sessionId: { $in: toLoad }, clientMessageId: { $exists: true } },
-        { projection: { sessionId: 1, clientMessageId: 1, offset: 1 } },
-      )
+      .find({ sessionId: { $in: toLoad } }, { projection: { sessionId: 1, clientMessageId: 1, eventId: 1, offset: 1 } })
       .toArray();
     for (const id of toLoad) known.set(id, new Map());
     for (const row of rows) {
       const ids = known.get(row.sessionId)!;
-      ids.set(row.clientMessageId!, Math.min(row.offset, ids.get(row.clientMessageId!) ?? Infinity));
+      const id = messageDedupId(row);
+      if (id !== undefined) ids.set(id, Math.min(row.offset, ids.get(id) ?? Infinity));
     }
   }
   const clientMessageOffsets = {
@@ -192,8 +188,9 @@ export async function projectSessionStream(
     throw error;
   }
   for (const m of plan.messages) {
-    const ids = m.clientMessageId === undefined ? undefined : known.get(m.sessionId);
-    if (ids && !ids.has(m.clientMessageId!)) ids.set(m.clientMessageId!, m.offset);
+    const id = messageDedupId(m);
+    const ids = id === undefined ? undefined : known.get(m.sessionId);
+    if (ids && !ids.has(id!)) ids.set(id!, m.offset);
   }
   for (const { doc } of plan.sessions) cache.set(doc, known.get(doc._id));
   if (records.length > 0) cache.projected(partition, firstOffset, records[records.length - 1]!.offset);

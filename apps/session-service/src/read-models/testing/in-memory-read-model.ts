@@ -1,6 +1,6 @@
 import { planBlockStream } from '../blocks/block-stream.projection';
 import type { BlockDocument } from '../blocks/block.document';
-import type { MessageDocument } from '../messages/message.document';
+import { messageDedupId, type MessageDocument } from '../messages/message.document';
 import type { SessionDocument } from '../sessions/session.document';
 import { planSessionStream, type PositionedEvent } from '../sessions/session-stream.projection';
 
@@ -18,8 +18,9 @@ export class InMemoryReadModel {
     const ids = new Set(records.map((r) => r.event.sessionId));
     const clientMessageOffsets = new Map<string, number>();
     for (const m of this.messages.values()) {
-      if (!ids.has(m.sessionId) || m.clientMessageId === undefined) continue;
-      const key = `${m.sessionId}\u0000${m.clientMessageId}`;
+      const id = messageDedupId(m);
+      if (!ids.has(m.sessionId) || id === undefined) continue;
+      const key = `${m.sessionId}\u0000${id}`;
       clientMessageOffsets.set(key, Math.min(m.offset, clientMessageOffsets.get(key) ?? Infinity));
     }
     const sessions = new Map([...this.sessions].filter(([id]) => ids.has(id)));
