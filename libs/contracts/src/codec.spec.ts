@@ -142,6 +142,17 @@ describe('decodeEvent', () => {
     });
   });
 
+  it('refuses a value that is not valid UTF-8, naming the byte, instead of decoding it with U+FFFD', () => {
+    const good = Buffer.from('{"type":"message.appended","sessionId":"s-1","data":{"role":"user","content":"caf"}}');
+    const at29 = good.indexOf('caf') + 3;
+    const bad = Buffer.concat([good.subarray(0, at29), Buffer.from([0xc3, 0x28]), good.subarray(at29)]);
+    expect(decodeEvent(good, at(), 'sessionEvents').ok).toBe(true);
+    expect(decodeEvent(bad, at(), 'sessionEvents')).toEqual({
+      ok: false,
+      reason: `the value is not valid UTF-8 (byte ${at29})`,
+    });
+  });
+
   it('a tombstone is refused', () => {
     expect(decodeEvent(null, at(), 'sessionEvents')).toEqual({
       ok: false,

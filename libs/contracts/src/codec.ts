@@ -12,6 +12,7 @@ import {
   type StreamName,
 } from './envelope';
 import { jsonNestsDeeperThan } from './json-depth';
+import { firstInvalidUtf8Byte } from './utf8';
 import { LIMITS } from './limits';
 import { ContractViolationError, validateAs } from './validation';
 
@@ -45,6 +46,11 @@ export function decodeEvent(
 
   if (jsonNestsDeeperThan(value, LIMITS.maxJsonDepth))
     return fail(`the value nests arrays/objects deeper than ${LIMITS.maxJsonDepth} levels`);
+  if (typeof value !== 'string') {
+    // Refused, not decoded with U+FFFD in place of the bad bytes: nothing accepted is silently altered.
+    const bad = firstInvalidUtf8Byte(value);
+    if (bad >= 0) return fail(`the value is not valid UTF-8 (byte ${bad})`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(value.toString());

@@ -12,3 +12,4 @@ export * from './events/block-events';
 export * from './events/summary-events';
 export * from './events/dead-letter';
 export * from './engine-mapping';
+export * from './utf8';
