@@ -167,7 +167,9 @@ describe('the session inspector (/ui) in a real browser, against the real stack'
     await page.locator('table.sessions a', { hasText: sessionId }).click();
     const { blocks } = (await api(ACME_KEY, `/sessions/${sessionId}/blocks`)).body as { blocks: BlockListed[] };
     await page.locator('.block-link').first().waitFor();
-    const shown = await page.locator('.block-link').evaluateAll((els) => els.map((e) => e.getAttribute('data-block-id')));
+    const shown = await page
+      .locator('.block-link')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-block-id')));
     expect(shown).toEqual(blocks.map((b) => b.id));
     expect(await page.locator('.ruler-seg').count()).toBeGreaterThanOrEqual(blocks.length);
     await shot('2-timeline');
@@ -176,9 +178,19 @@ describe('the session inspector (/ui) in a real browser, against the real stack'
     // change the effective history.
     const effective = (await api(ACME_KEY, `/sessions/${sessionId}/effective?limit=500`)).body;
     const visible = new Set<string>(effective.entries.filter((e: any) => e.blockId).map((e: any) => e.blockId));
-    const isTool = (p: number) => session.messages[p]?.role === 'tool' && session.messages[p]!.content.trim().length > 40;
+    const isTool = (p: number) =>
+      session.messages[p]?.role === 'tool' && session.messages[p]!.content.trim().length > 40;
     const candidates = blocks.filter((b) => b.active && visible.has(b.id));
-    const order = ['prune', 'truncate', 'dedupe', 'split-turn', 'sliding-window', 'summary', 'digest', 'keep-within-budget'];
+    const order = [
+      'prune',
+      'truncate',
+      'dedupe',
+      'split-turn',
+      'sliding-window',
+      'summary',
+      'digest',
+      'keep-within-budget',
+    ];
     candidates.sort((a, b) => order.indexOf(a.stage) - order.indexOf(b.stage));
     let position = -1;
     chosen = candidates.find((b) =>
@@ -256,14 +268,20 @@ describe('the session inspector (/ui) in a real browser, against the real stack'
     await summary.waitFor();
     const now = (await api(ACME_KEY, `/sessions/${sessionId}/effective?format=openai&limit=1`)).body;
     expect(now.tokens).toBeGreaterThan(before.effective);
-    await page.getByTestId('effective-summary').filter({ hasText: `${now.tokens.toLocaleString('en-US')} tokens` }).waitFor();
+    await page
+      .getByTestId('effective-summary')
+      .filter({ hasText: `${now.tokens.toLocaleString('en-US')} tokens` })
+      .waitFor();
     await shot('7-effective-after-revert');
 
     await page.getByRole('tab', { name: 'Tokens over time' }).click();
     await page.locator('[data-testid=chart] canvas').waitFor();
     const series = (await api(ACME_KEY, `/sessions/${sessionId}/tokens`)).body;
     expect(series.effective.at(-1)).toBeGreaterThan(before.chart);
-    await page.getByTestId('chart-effective').filter({ hasText: series.effective.at(-1).toLocaleString('en-US') }).waitFor();
+    await page
+      .getByTestId('chart-effective')
+      .filter({ hasText: series.effective.at(-1).toLocaleString('en-US') })
+      .waitFor();
     expect(await page.locator('.chip.reverted').count()).toBeGreaterThanOrEqual(1);
     await shot('8-tokens-after-revert');
   });

@@ -41,7 +41,10 @@ export async function request<T>(path: string, init: RequestInit = {}, key = cre
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (key) headers.authorization = `Bearer ${key}`;
   else if (credentials.tenant) headers['x-tenant'] = credentials.tenant;
-  const res = await fetch(`/v1${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+  const res = await fetch(`/v1${path}`, {
+    ...init,
+    headers: { ...headers, ...(init.headers as Record<string, string>) },
+  });
   const text = await res.text();
   let body: unknown = text;
   try {

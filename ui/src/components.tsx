@@ -26,11 +26,20 @@ export function UsageBar({ ratio, label }: { ratio: number; label?: string }) {
 }
 
 export function Tokens({ n }: { n: number }) {
-  return <span class="num" title={`${n.toLocaleString('en-US')} tokens`}>{formatTokens(n)}</span>;
+  return (
+    <span class="num" title={`${n.toLocaleString('en-US')} tokens`}>
+      {formatTokens(n)}
+    </span>
+  );
 }
 
 export function StageChip({ stage, active = true }: { stage: string; active?: boolean }) {
-  return <span class={`chip stage-${stage} ${active ? '' : 'reverted'}`}>{stage}{active ? '' : ' (reverted)'}</span>;
+  return (
+    <span class={`chip stage-${stage} ${active ? '' : 'reverted'}`}>
+      {stage}
+      {active ? '' : ' (reverted)'}
+    </span>
+  );
 }
 
 /** First / previous / next / last, and a jump to a position (1-based for people). */
@@ -53,7 +62,12 @@ export function Pager({
       <button type="button" onClick={() => onPage(0)} disabled={page.index === 0} aria-label="First page">
         «
       </button>
-      <button type="button" onClick={() => onPage(page.index - 1)} disabled={page.index === 0} aria-label="Previous page">
+      <button
+        type="button"
+        onClick={() => onPage(page.index - 1)}
+        disabled={page.index === 0}
+        aria-label="Previous page"
+      >
         ‹
       </button>
       <span class="pager-label" aria-live="polite">

@@ -61,7 +61,9 @@ function Route({ path }: { path: string }) {
   const parts = path.split('/').filter(Boolean);
   if (parts[0] === 's' && parts[1]) {
     const tab = parts[2] === 'effective' || parts[2] === 'tokens' ? parts[2] : 'timeline';
-    return <SessionView key={parts[1]} sessionId={parts[1]} tab={tab} blockId={tab === 'timeline' ? parts[3] : undefined} />;
+    return (
+      <SessionView key={parts[1]} sessionId={parts[1]} tab={tab} blockId={tab === 'timeline' ? parts[3] : undefined} />
+    );
   }
   return <SessionsView />;
 }
@@ -117,9 +119,12 @@ function TenantPicker() {
         location.reload();
       }}
     >
-      <span class="warn-badge" title="The service runs with AUTH_MODE=none">auth off</span>
+      <span class="warn-badge" title="The service runs with AUTH_MODE=none">
+        auth off
+      </span>
       <label>
-        Tenant <input value={tenant} placeholder="default" onInput={(e) => setTenant((e.target as HTMLInputElement).value)} />
+        Tenant{' '}
+        <input value={tenant} placeholder="default" onInput={(e) => setTenant((e.target as HTMLInputElement).value)} />
       </label>
       <button type="submit">Switch</button>
     </form>

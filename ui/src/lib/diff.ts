@@ -3,7 +3,8 @@
  * so it is unit tested with the rest of the project.
  */
 
-export type DiffOp = { kind: 'same'; left: number; right: number } | { kind: 'removed'; left: number } | { kind: 'added'; right: number };
+export type DiffOp =
+  { kind: 'same'; left: number; right: number } | { kind: 'removed'; left: number } | { kind: 'added'; right: number };
 
 /** One row of the side-by-side view: a line on either side (or both, when they are equal). */
 export interface SideBySideRow {

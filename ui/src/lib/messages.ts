@@ -80,7 +80,14 @@ export function timelineRows(page: readonly PositionedMessage[]): TimelineRow[] 
     const m = page[i]!;
     const calls = m.message.role === 'assistant' ? (m.message.toolCalls ?? []) : [];
     if (calls.length === 0) {
-      rows.push({ key: `m${m.position}`, kind: 'message', items: [m], from: m.position, to: m.position, tokens: m.tokens });
+      rows.push({
+        key: `m${m.position}`,
+        kind: 'message',
+        items: [m],
+        from: m.position,
+        to: m.position,
+        tokens: m.tokens,
+      });
       continue;
     }
     const ids = new Set(calls.map((c) => c.id));
@@ -151,11 +158,14 @@ export function timeAgo(iso: string, now: number): string {
 export const STAGE_REASONS: Readonly<Record<string, string>> = {
   truncate: 'a huge tool output (over the size limit or its share of the budget) was cut to its head and tail',
   prune: 'old tool outputs (outside the newest, protected ones) were replaced by a placeholder',
-  dedupe: 'a file was read again later: the earlier read of the same file (and range) became a pointer to the later one',
-  'split-turn': 'one turn with many tool calls overflowed on its own: its older steps were condensed, the newest pairs kept',
+  dedupe:
+    'a file was read again later: the earlier read of the same file (and range) became a pointer to the later one',
+  'split-turn':
+    'one turn with many tool calls overflowed on its own: its older steps were condensed, the newest pairs kept',
   summary: 'old turns were summarized by the summarizer (a model, or the offline digest)',
   digest: 'old turns were replaced by a deterministic digest of their working state',
   'sliding-window': 'the oldest turns after the head were dropped (a marker says how many) to get under the target',
-  'keep-within-budget': 'last resort: the pinned head and the newest whole turns that fit were kept, one marker for the rest',
+  'keep-within-budget':
+    'last resort: the pinned head and the newest whole turns that fit were kept, one marker for the rest',
   emergency: 'the agent reported a provider overflow: the history was compacted at once to fit',
 };

@@ -21,7 +21,9 @@ export function EffectiveView({ sessionId, version }: { sessionId: string; versi
   const page = pageAt(pageIndex, PAGE, total);
   const data = useLoad(
     () =>
-      get<EffectivePage>(`/sessions/${enc(sessionId)}/effective?format=${format}&offset=${page.offset}&limit=${PAGE}`).then((d) => {
+      get<EffectivePage>(
+        `/sessions/${enc(sessionId)}/effective?format=${format}&offset=${page.offset}&limit=${PAGE}`,
+      ).then((d) => {
         setTotal(d.total);
         return d;
       }),
@@ -46,8 +48,9 @@ export function EffectiveView({ sessionId, version }: { sessionId: string; versi
       <ErrorNote error={data.error} />
       {d && (
         <p class="summary" data-testid="effective-summary">
-          <strong>{d.total.toLocaleString('en-US')}</strong> entries ({d.wireMessageCount.toLocaleString('en-US')} {format} messages),{' '}
-          <strong>{d.tokens.toLocaleString('en-US')}</strong> tokens of a {formatTokens(d.budget)} budget ({formatPercent(d.tokens / d.budget)})
+          <strong>{d.total.toLocaleString('en-US')}</strong> entries ({d.wireMessageCount.toLocaleString('en-US')}{' '}
+          {format} messages), <strong>{d.tokens.toLocaleString('en-US')}</strong> tokens of a {formatTokens(d.budget)}{' '}
+          budget ({formatPercent(d.tokens / d.budget)})
           {!d.fits && <span class="error"> — over the budget: GET …/history compacts on read</span>}
         </p>
       )}
@@ -59,7 +62,9 @@ export function EffectiveView({ sessionId, version }: { sessionId: string; versi
               <th scope="col">#</th>
               <th scope="col">From</th>
               <th scope="col">Role</th>
-              <th scope="col" class="num">Tokens</th>
+              <th scope="col" class="num">
+                Tokens
+              </th>
               <th scope="col">As sent ({format})</th>
             </tr>
           </thead>
@@ -82,7 +87,12 @@ export function EffectiveView({ sessionId, version }: { sessionId: string; versi
                 </td>
                 <td>
                   <details>
-                    <summary>{preview(e.message.content || (e.message.toolCalls ?? []).map((c) => `→ ${c.name}`).join(' '), 100) || '(empty)'}</summary>
+                    <summary>
+                      {preview(
+                        e.message.content || (e.message.toolCalls ?? []).map((c) => `→ ${c.name}`).join(' '),
+                        100,
+                      ) || '(empty)'}
+                    </summary>
                     <pre>{JSON.stringify(e.wire, null, 2)}</pre>
                   </details>
                 </td>

@@ -54,7 +54,10 @@ export function SessionView({ sessionId, tab, blockId }: { sessionId: string; ta
       setResult({ ok: true, text: `${label}: ${describe(body)}` });
     } catch (error) {
       const body = error instanceof ApiError ? (error.body as any) : undefined;
-      setResult({ ok: false, text: `${label} refused: ${(error as Error).message}${body?.classification?.kind ? ` (${body.classification.kind})` : ''}` });
+      setResult({
+        ok: false,
+        text: `${label} refused: ${(error as Error).message}${body?.classification?.kind ? ` (${body.classification.kind})` : ''}`,
+      });
     } finally {
       setBusy(false);
       stats.reload();
@@ -105,18 +108,28 @@ export function SessionView({ sessionId, tab, blockId }: { sessionId: string; ta
           </div>
           <div class="actions">
             <label class="live">
-              <input type="checkbox" checked={live} onChange={(e) => setLive((e.target as HTMLInputElement).checked)} /> Live
+              <input type="checkbox" checked={live} onChange={(e) => setLive((e.target as HTMLInputElement).checked)} />{' '}
+              Live
             </label>
             <button
               type="button"
               disabled={busy}
               onClick={() =>
-                act('Compaction request', () => post(`${base}/compactions`), (b) => `accepted (waitToken ${b.waitToken})`)
+                act(
+                  'Compaction request',
+                  () => post(`${base}/compactions`),
+                  (b) => `accepted (waitToken ${b.waitToken})`,
+                )
               }
             >
               Request compaction
             </button>
-            <button type="button" disabled={busy} aria-expanded={overflowOpen} onClick={() => setOverflowOpen(!overflowOpen)}>
+            <button
+              type="button"
+              disabled={busy}
+              aria-expanded={overflowOpen}
+              onClick={() => setOverflowOpen(!overflowOpen)}
+            >
               Report overflow…
             </button>
           </div>
@@ -156,7 +169,8 @@ export function SessionView({ sessionId, tab, blockId }: { sessionId: string; ta
             <div>
               <dt>Messages</dt>
               <dd>
-                {s.messageCount.toLocaleString('en-US')} <span class="muted">({s.effectiveMessageCount.toLocaleString('en-US')} effective)</span>
+                {s.messageCount.toLocaleString('en-US')}{' '}
+                <span class="muted">({s.effectiveMessageCount.toLocaleString('en-US')} effective)</span>
               </dd>
             </div>
             <div>

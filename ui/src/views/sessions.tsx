@@ -47,7 +47,9 @@ export function SessionsView() {
       <ErrorNote error={list.error} />
       {list.data && list.data.sessions.length === 0 && (
         <p class="muted">
-          {query ? `No session id contains “${query}”.` : 'No sessions yet for this tenant: publish messages to /v1/sessions/<id>/messages.'}
+          {query
+            ? `No session id contains “${query}”.`
+            : 'No sessions yet for this tenant: publish messages to /v1/sessions/<id>/messages.'}
         </p>
       )}
       {list.data && list.data.sessions.length > 0 && (
@@ -56,11 +58,19 @@ export function SessionsView() {
             <tr>
               <th scope="col">Session</th>
               <th scope="col">Model</th>
-              <th scope="col" class="num">Messages</th>
-              <th scope="col" class="num">Raw tokens</th>
-              <th scope="col" class="num">Effective tokens</th>
+              <th scope="col" class="num">
+                Messages
+              </th>
+              <th scope="col" class="num">
+                Raw tokens
+              </th>
+              <th scope="col" class="num">
+                Effective tokens
+              </th>
               <th scope="col">Budget use</th>
-              <th scope="col" class="num">Blocks</th>
+              <th scope="col" class="num">
+                Blocks
+              </th>
               <th scope="col">Last activity</th>
             </tr>
           </thead>

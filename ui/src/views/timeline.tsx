@@ -64,13 +64,7 @@ export function TimelineView({ sessionId, version, blocks, messageCount, blockId
       <div class="split">
         <section class="panel" aria-labelledby="messages-title">
           <h2 id="messages-title">Original messages</h2>
-          <Pager
-            page={page}
-            total={messageCount}
-            onPage={setPageIndex}
-            label="Message pages"
-            jumpLabel="Position"
-          />
+          <Pager page={page} total={messageCount} onPage={setPageIndex} label="Message pages" jumpLabel="Position" />
           <ErrorNote error={messages.error} />
           <ol class="messages" aria-busy={messages.loading}>
             {rows.map((row) => (
@@ -157,7 +151,10 @@ function MessageRow({ row, blocks, sessionId }: { row: TimelineRow; blocks: Bloc
         <button type="button" class="fold" aria-expanded={open} onClick={() => setOpen(!open)}>
           <span class="pos">{where}</span>
           <span class={`role role-${first.message.role}`}>{role}</span>
-          <span class="preview">{first.message.content && row.kind === 'tools' ? `${preview(first.message.content, 50)} → ` : ''}{summary}</span>
+          <span class="preview">
+            {first.message.content && row.kind === 'tools' ? `${preview(first.message.content, 50)} → ` : ''}
+            {summary}
+          </span>
         </button>
         <span class="num size">
           <Tokens n={row.tokens} />
@@ -316,7 +313,9 @@ function EditDiff({
   const originals = useLoad(
     () =>
       open
-        ? get<MessagePage>(`/sessions/${enc(sessionId)}/messages?offset=${edit.from + page.offset}&limit=${Math.min(ORIGINALS_PAGE, n - page.offset)}`)
+        ? get<MessagePage>(
+            `/sessions/${enc(sessionId)}/messages?offset=${edit.from + page.offset}&limit=${Math.min(ORIGINALS_PAGE, n - page.offset)}`,
+          )
         : Promise.resolve(undefined),
     [sessionId, edit.from, page.offset, open],
   );
@@ -332,8 +331,9 @@ function EditDiff({
     <section class="edit" aria-label={`Edit ${index + 1} of ${count}`}>
       <h3>
         <button type="button" class="fold" aria-expanded={open} onClick={() => setOpen(!open)}>
-          Edit {index + 1}/{count}: #{edit.from}–{edit.to} · {n} message{n === 1 ? '' : 's'}, {edit.originalTokens.toLocaleString('en-US')} tokens →{' '}
-          {edit.replacement.length} message{edit.replacement.length === 1 ? '' : 's'}, {edit.replacementTokens.toLocaleString('en-US')} tokens
+          Edit {index + 1}/{count}: #{edit.from}–{edit.to} · {n} message{n === 1 ? '' : 's'},{' '}
+          {edit.originalTokens.toLocaleString('en-US')} tokens → {edit.replacement.length} message
+          {edit.replacement.length === 1 ? '' : 's'}, {edit.replacementTokens.toLocaleString('en-US')} tokens
         </button>
       </h3>
       {open && (

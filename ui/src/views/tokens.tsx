@@ -65,9 +65,13 @@ export function TokensView({ sessionId, version, stats }: { sessionId: string; v
             <table class="grid">
               <thead>
                 <tr>
-                  <th scope="col" class="num">At</th>
+                  <th scope="col" class="num">
+                    At
+                  </th>
                   <th scope="col">Stage</th>
-                  <th scope="col" class="num">Saved</th>
+                  <th scope="col" class="num">
+                    Saved
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -94,7 +98,11 @@ export function TokensView({ sessionId, version, stats }: { sessionId: string; v
 function Chart({ series }: { series: TokenSeries }) {
   const el = useRef<HTMLDivElement>(null);
   const data = useMemo(() => {
-    const picked = sampleIndexes(series.positions, MAX_POINTS, series.markers.map((m) => m.position));
+    const picked = sampleIndexes(
+      series.positions,
+      MAX_POINTS,
+      series.markers.map((m) => m.position),
+    );
     return [
       picked,
       picked.map((i) => series.raw[i]!),

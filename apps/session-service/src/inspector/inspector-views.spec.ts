@@ -38,7 +38,12 @@ function replay(messages: ChatMessage[]) {
   return { state: r.state, effectiveAt, rawAt, order: [...createdAt.keys()] };
 }
 
-function loaded(messages: ChatMessage[], state: ReturnType<typeof replay>['state'], order: string[], reverted: string[] = []) {
+function loaded(
+  messages: ChatMessage[],
+  state: ReturnType<typeof replay>['state'],
+  order: string[],
+  reverted: string[] = [],
+) {
   const counter = configure(CONFIG).counter;
   return {
     session: {

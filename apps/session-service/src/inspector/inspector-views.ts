@@ -185,8 +185,11 @@ export function tokenSeries(loaded: LoadedSession) {
     while (k < active.length && applyAt[k]! <= p) k++;
     if (k !== applied) {
       applied = k;
-      const entries = buildEffectiveEntries(originals.slice(0, p + 1), tokens.slice(0, p + 1), active.slice(0, k), (m) =>
-        counter.message(m),
+      const entries = buildEffectiveEntries(
+        originals.slice(0, p + 1),
+        tokens.slice(0, p + 1),
+        active.slice(0, k),
+        (m) => counter.message(m),
       );
       effSum = entries.reduce((a, e) => a + e.tokens, 0);
       effective[p] = effSum + framing(entries.length);

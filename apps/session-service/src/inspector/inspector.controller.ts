@@ -43,11 +43,7 @@ export class InspectorController {
   @Get('messages')
   @ApiOperation({ summary: 'A page of the original messages, by position, each with its tokens' })
   @ApiOkResponse({ type: MessagePageDto })
-  messages(
-    @Tenant() tenant: string,
-    @Param('sessionId', IdParamPipe) sessionId: string,
-    @Query() query: PageQueryDto,
-  ) {
+  messages(@Tenant() tenant: string, @Param('sessionId', IdParamPipe) sessionId: string, @Query() query: PageQueryDto) {
     return this.inspector.messages(tenant, sessionId, query.offset, query.limit);
   }
 
@@ -56,7 +52,7 @@ export class InspectorController {
     summary: 'A page of the effective history, entry by entry',
     description:
       'Each entry with the original positions it stands for, the block it comes from (if a replacement), its tokens ' +
-      "and its wire shape in `format`. Totals are of the whole history. This is the stored overlay; GET …/history " +
+      'and its wire shape in `format`. Totals are of the whole history. This is the stored overlay; GET …/history ' +
       'is what to send to the model (it also compacts on read when the stored view is over the budget).',
   })
   @ApiOkResponse({ type: EffectivePageDto })

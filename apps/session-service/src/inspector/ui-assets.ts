@@ -68,7 +68,11 @@ export function serveUi(
     res.end(req.method === 'HEAD' ? undefined : body);
   };
   if (!assets) {
-    send(503, { 'Content-Type': 'text/plain; charset=utf-8' }, 'the inspector page is not built: run `npm run build`\n');
+    send(
+      503,
+      { 'Content-Type': 'text/plain; charset=utf-8' },
+      'the inspector page is not built: run `npm run build`\n',
+    );
     return true;
   }
   const rest = path.slice(UI_PATH.length).replace(/^\/+/, '');
@@ -100,7 +104,10 @@ export class UiAssetsServer implements OnModuleInit {
     if (!adapter) return; // no HTTP server (the projector alone)
     const loaded = loadUiAssets([join(__dirname, 'ui'), resolve(process.cwd(), 'dist/apps/session-service/ui')]);
     if (loaded) this.logger.log(`session inspector at ${UI_PATH} (${loaded.assets.size} files from ${loaded.dir})`);
-    else this.logger.warn(`the session inspector page is not built (no ui/index.html beside main.js): ${UI_PATH} answers 503`);
+    else
+      this.logger.warn(
+        `the session inspector page is not built (no ui/index.html beside main.js): ${UI_PATH} answers 503`,
+      );
     const assets = loaded?.assets ?? null;
     adapter.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
       if (!serveUi(assets, req, res)) next();
