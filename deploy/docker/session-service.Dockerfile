@@ -14,6 +14,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
 COPY libs ./libs
+# The session inspector page (/ui): bundled by the same build into dist/apps/session-service/ui.
+COPY ui ./ui
 RUN npx nest build session-service
 
 FROM ${NODE_BUILD_IMAGE} AS deps
@@ -26,6 +28,7 @@ WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 LOG_FORMAT=json
 COPY --from=deps /src/node_modules ./node_modules
 COPY --from=build /src/dist/apps/session-service/main.js ./main.js
+COPY --from=build /src/dist/apps/session-service/ui ./ui
 USER nonroot
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \

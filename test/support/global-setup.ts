@@ -7,7 +7,7 @@ export { SERVICE_NAMES as SERVICES } from '../../tools/local-stack';
 /**
  * Brings the local Kafka + MongoDB-wire stack up when it is not already running (and remembers
  * whether it did, so the teardown stops only what this run started), exports its settings to the
- * test workers, installs kcat and prometheus/promtool when missing, and builds the services the tests
+ * test workers, installs kcat, prometheus/promtool and chromium (the inspector's browser tests) when missing, and builds the services the tests
  * start as processes. When a later step fails (a build error), the stack it started is stopped again, so the
  * next run or `npm start` does not meet busy ports.
  * KAFKA_BROKERS / MONGODB_URI already in the environment point the tests at an external stack instead.
@@ -24,6 +24,7 @@ export default function globalSetup(): void {
     }
     execFileSync(resolve(repoRoot, 'deploy/local/ensure-kcat'), { stdio: 'inherit', cwd: repoRoot });
     execFileSync(resolve(repoRoot, 'deploy/local/ensure-prometheus'), { stdio: 'inherit', cwd: repoRoot });
+    execFileSync(resolve(repoRoot, 'deploy/local/ensure-chromium'), { stdio: 'inherit', cwd: repoRoot });
     for (const name of SERVICE_NAMES) build(name);
   } catch (error) {
     if (started) stack('down');

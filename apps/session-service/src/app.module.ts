@@ -3,6 +3,7 @@ import { PlatformModule } from '@ctxledger/platform';
 import { CommandsModule } from './commands/commands.module';
 import { SessionServiceEnv } from './config/session-service.env';
 import { SecurityModule } from './http/security.module';
+import { InspectorModule } from './inspector/inspector.module';
 import { ProjectorModule } from './projector/projector.module';
 import { QueriesModule } from './queries/queries.module';
 
@@ -16,6 +17,7 @@ export const SESSION_SERVICE = 'session-service';
     ProjectorModule,
     CommandsModule,
     QueriesModule,
+    InspectorModule,
   ],
 })
 export class AppModule {}

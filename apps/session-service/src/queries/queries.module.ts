@@ -13,6 +13,6 @@ import { SessionStatsController } from './session-stats.controller';
   imports: [ReadModelModule, ProjectorModule],
   controllers: [HistoryController, SessionStatsController],
   providers: [SessionQueriesService, ProjectedSessions, MessageCache, BlockCache],
-  exports: [ProjectedSessions],
+  exports: [ProjectedSessions, MessageCache, BlockCache],
 })
 export class QueriesModule {}

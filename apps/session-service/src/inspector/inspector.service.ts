@@ -1,0 +1,97 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { findBlock } from '../read-models/blocks/block.query';
+import { ReadModelStore } from '../read-models/read-model.store';
+import type { SessionDocument } from '../read-models/sessions/session.document';
+import { BlockCache } from '../queries/block-cache';
+import { MessageCache } from '../queries/message-cache';
+import { ProjectedSessions } from '../queries/projected-sessions';
+import { statsView, type LoadedSession } from '../queries/session-view';
+import type { SessionListDto, SessionSummaryDto } from './dto/inspector-response.dto';
+import { blockDetail, effectivePage, messagesPage, tokenSeries, type WireFormat } from './inspector-views';
+
+/** Sessions of a listed page whose stats are computed at once (each loads its messages through the cache). */
+const STATS_IN_FLIGHT = 4;
+
+/**
+ * The read use cases of the session inspector (/ui): a tenant's sessions, pages of a session's originals and
+ * of its effective history, one block in detail, tokens over time. From the read model, through the same
+ * caches as the history and stats endpoints; another tenant's session is not found (404).
+ */
+@Injectable()
+export class InspectorService {
+  constructor(
+    private readonly store: ReadModelStore,
+    private readonly sessions: ProjectedSessions,
+    private readonly messageCache: MessageCache,
+    private readonly blockCache: BlockCache,
+  ) {}
+
+  async list(tenant: string, q: string | undefined, offset: number, limit: number): Promise<SessionListDto> {
+    // q is letters, digits and _:@- only (validated); escaped all the same.
+    const filter = {
+      tenant,
+      ...(q !== undefined && { _id: { $regex: q.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&') } }),
+    };
+    const [docs, total] = await Promise.all([
+      this.store.sessions.find(filter).sort({ updatedAt: -1, _id: 1 }).skip(offset).limit(limit).toArray(),
+      this.store.sessions.countDocuments(filter),
+    ]);
+    const sessions: SessionSummaryDto[] = [];
+    for (let i = 0; i < docs.length; i += STATS_IN_FLIGHT) {
+      sessions.push(...(await Promise.all(docs.slice(i, i + STATS_IN_FLIGHT).map((d) => this.summary(d)))));
+    }
+    return { sessions, total, offset, limit };
+  }
+
+  private async summary(session: SessionDocument): Promise<SessionSummaryDto> {
+    const stats = statsView(await this.loadDocument(session));
+    return {
+      sessionId: session._id,
+      ...(session.config.provider !== undefined && { provider: session.config.provider }),
+      ...(session.config.model !== undefined && { model: session.config.model }),
+      messageCount: session.messageCount,
+      rawTokens: stats.rawTokens,
+      effectiveTokens: stats.effectiveTokens,
+      historyBudget: stats.historyBudget,
+      usageRatio: Number.isFinite(stats.usageRatio) ? Math.round(stats.usageRatio * 10_000) / 10_000 : -1,
+      fits: stats.fits,
+      blocks: stats.blocks,
+      createdAt: session.createdAt,
+      updatedAt: session.updatedAt,
+    };
+  }
+
+  async messages(tenant: string, sessionId: string, offset: number, limit: number) {
+    return messagesPage(await this.load(tenant, sessionId), offset, limit);
+  }
+
+  async effective(tenant: string, sessionId: string, format: WireFormat, offset: number, limit: number) {
+    return effectivePage(await this.load(tenant, sessionId), format, offset, limit);
+  }
+
+  async block(tenant: string, sessionId: string, blockId: string) {
+    const loaded = await this.load(tenant, sessionId);
+    const doc =
+      loaded.blocks.find((b) => b.blockId === blockId) ?? (await findBlock(this.store, tenant, sessionId, blockId));
+    if (!doc) throw new NotFoundException(`block ${blockId} of session ${sessionId} not found`);
+    return blockDetail(loaded, doc);
+  }
+
+  async tokens(tenant: string, sessionId: string) {
+    return tokenSeries(await this.load(tenant, sessionId));
+  }
+
+  private async load(tenant: string, sessionId: string): Promise<LoadedSession> {
+    const session = await this.sessions.find(tenant, sessionId);
+    if (!session) throw new NotFoundException(`session ${sessionId} not found`);
+    return this.loadDocument(session);
+  }
+
+  private async loadDocument(session: SessionDocument): Promise<LoadedSession> {
+    const [messages, blocks] = await Promise.all([
+      this.messageCache.messages(session._id, session.messageCount),
+      this.blockCache.blocks(session.tenant, session._id),
+    ]);
+    return { session, messages, blocks: blocks.docs };
+  }
+}
