@@ -124,7 +124,7 @@ export function secretsOf(settings: SummarizerSettings): string[] {
 function localModel(env: SummarizerServiceEnv): { settings?: ProviderSettings; problem?: string } {
   const path = env.LOCAL_MODEL_PATH;
   if (!path) return { problem: 'LOCAL_MODEL_PATH is not set (the path of a GGUF model file)' };
-  let isFile = false;
+  let isFile: boolean;
   try {
     isFile = statSync(path).isFile();
   } catch {

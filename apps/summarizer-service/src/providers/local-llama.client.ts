@@ -106,6 +106,8 @@ export class LocalLlamaClient implements LlmClient {
       const result = await session.promptWithMeta(request.prompt, {
         maxTokens: request.maxOutputTokens,
         temperature: 0,
+        // Greedy decoding alone sends small models into loops until the cap (a rejected summary).
+        repeatPenalty: { lastTokens: 64, penalty: 1.1 },
         signal: request.signal,
       });
       const after = sequence.tokenMeter.getState();
