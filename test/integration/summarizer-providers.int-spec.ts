@@ -1,6 +1,9 @@
 import { Registry } from 'prom-client';
 import type { ChatMessage } from '@ctxledger/context-engine';
-import type { LlmProviderName } from '../../apps/summarizer-service/src/config/summarizer-service.env';
+import type {
+  LlmProviderName,
+  RemoteProviderName,
+} from '../../apps/summarizer-service/src/config/summarizer-service.env';
 import type {
   ProviderSettings,
   SummarizerSettings,
@@ -21,12 +24,12 @@ import { LOCAL_SERVER_OVERFLOWS, RECORDED_SUMMARY } from '../support/fake-llm/re
  * (openai, @anthropic-ai/sdk, @google/genai), with recorded-style answers and injected faults.
  */
 
-const KEYS: Record<LlmProviderName, string> = {
+const KEYS: Record<RemoteProviderName, string> = {
   openai: 'sk-test-openai-0123456789abcdef',
   anthropic: 'sk-ant-test-0123456789abcdef',
   google: 'AIzaSyTest0123456789abcdefghijklmno',
 };
-const MODELS: Record<LlmProviderName, string> = {
+const MODELS: Record<RemoteProviderName, string> = {
   openai: 'gpt-4o-mini',
   anthropic: 'claude-haiku-4-5',
   google: 'gemini-2.5-flash',
@@ -38,7 +41,7 @@ function settings(
   overrides: Partial<SummarizerSettings> = {},
   provider: Partial<ProviderSettings> = {},
 ): SummarizerSettings {
-  const p = (name: LlmProviderName): ProviderSettings => ({
+  const p = (name: RemoteProviderName): ProviderSettings => ({
     provider: name,
     apiKey: KEYS[name],
     baseUrl: fake.baseUrls[name],
@@ -127,7 +130,7 @@ afterAll(async () => {
 });
 beforeEach(() => fake.reset());
 
-const PROVIDERS: LlmProviderName[] = ['openai', 'anthropic', 'google'];
+const PROVIDERS: RemoteProviderName[] = ['openai', 'anthropic', 'google'];
 
 describe.each(PROVIDERS)('%s through its SDK', (provider) => {
   const choice = { provider };

@@ -25,6 +25,11 @@ export default function globalSetup(): void {
     execFileSync(resolve(repoRoot, 'deploy/local/ensure-kcat'), { stdio: 'inherit', cwd: repoRoot });
     execFileSync(resolve(repoRoot, 'deploy/local/ensure-prometheus'), { stdio: 'inherit', cwd: repoRoot });
     execFileSync(resolve(repoRoot, 'deploy/local/ensure-chromium'), { stdio: 'inherit', cwd: repoRoot });
+    process.env.CTXLEDGER_TEST_MODEL = execFileSync(resolve(repoRoot, 'deploy/local/ensure-test-model'), {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
     for (const name of SERVICE_NAMES) build(name);
   } catch (error) {
     if (started) stack('down');

@@ -13,9 +13,11 @@ import {
   type ValidationArguments,
 } from 'class-validator';
 
-export const PROVIDERS = ['offline', 'openai', 'anthropic', 'google'] as const;
+export const PROVIDERS = ['offline', 'openai', 'anthropic', 'google', 'local'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 export type LlmProviderName = Exclude<ProviderName, 'offline'>;
+/** The providers reached over HTTP (all but the in-process `local`). */
+export type RemoteProviderName = Exclude<LlmProviderName, 'local'>;
 
 const URL_PATTERN = /^https?:\/\/[^\s]+$/;
 const toBoolean = ({ value }: { value: unknown }) =>
@@ -31,6 +33,7 @@ function ProviderIsConfigured(): PropertyDecorator {
         if (value === 'openai') return Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
         if (value === 'anthropic') return Boolean(env.ANTHROPIC_API_KEY);
         if (value === 'google') return Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY);
+        // local: a missing model file is not an error; the service says so at boot and stays offline.
         return true;
       },
       defaultMessage: (args?: ValidationArguments) => {
@@ -205,4 +208,37 @@ export class SummarizerServiceEnv extends BaseServiceEnv {
   @IsInt()
   @Min(1)
   GEMINI_MAX_CONCURRENCY?: number;
+
+  // ----- local: a GGUF model in-process through node-llama-cpp (llama.cpp, CPU) -----
+  /** The GGUF model file. Without it (unset or missing) the service logs so at boot and stays offline. */
+  @IsOptional()
+  @IsString()
+  LOCAL_MODEL_PATH?: string;
+
+  /** The model name in results and metrics; the file's name without `.gguf` by default. */
+  @IsOptional()
+  @Matches(/^[a-zA-Z0-9._:-]{1,200}$/, { message: 'must be 1-200 of [a-zA-Z0-9._:-]' })
+  LOCAL_MODEL_NAME?: string;
+
+  /** CPU threads of the model; the machine's available cores by default (always passed explicitly). */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  LOCAL_THREADS?: number;
+
+  /** Context size in tokens of each concurrent generation (prompt and answer together). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(512)
+  @Max(131_072)
+  LOCAL_CONTEXT_SIZE: number = 4096;
+
+  /** Concurrent generations (each has its own context of LOCAL_CONTEXT_SIZE). SUMMARIZER_MAX_CONCURRENCY does not apply. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(16)
+  LOCAL_MAX_CONCURRENCY: number = 1;
 }

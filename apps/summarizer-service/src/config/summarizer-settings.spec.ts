@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { validateEnv } from '@ctxledger/platform';
 import { SummarizerServiceEnv } from './summarizer-service.env';
 import { secretsOf, summarizerSettings } from './summarizer-settings';
@@ -56,5 +59,56 @@ describe('summarizer settings', () => {
     expect(summarizerSettings(validate({ OPENAI_API_KEY: 'sk-1' })).providers.openai?.maxTokensParam).toBe(
       'max_completion_tokens',
     );
+  });
+
+  describe('the local provider', () => {
+    const model = join(tmpdir(), `settings-spec-${process.pid}.Q4_K_M.gguf`);
+    beforeAll(() => writeFileSync(model, 'GGUF'));
+
+    it('without a model file: says so and stays on the offline summarizer', () => {
+      for (const env of [
+        { SUMMARIZER_PROVIDER: 'local' },
+        { SUMMARIZER_PROVIDER: 'local', LOCAL_MODEL_PATH: '/nonexistent/model.gguf' },
+      ]) {
+        const warnings: string[] = [];
+        const settings = summarizerSettings(validate(env), (m) => warnings.push(m));
+        expect(settings.defaultProvider).toBe('offline');
+        expect(settings.providers.local).toBeUndefined();
+        expect(warnings).toEqual([expect.stringMatching(/^SUMMARIZER_PROVIDER=local but .*LOCAL_MODEL_PATH.*offline/)]);
+      }
+    });
+
+    it('with a model file: threads explicit (the available cores by default), concurrency 1, the context as the window', () => {
+      const warnings: string[] = [];
+      const settings = summarizerSettings(
+        validate({ SUMMARIZER_PROVIDER: 'local', LOCAL_MODEL_PATH: model, SUMMARIZER_MAX_CONCURRENCY: '8' }),
+        (m) => warnings.push(m),
+      );
+      expect(warnings).toEqual([]);
+      expect(settings.defaultProvider).toBe('local');
+      expect(settings.providers.local).toEqual({
+        provider: 'local',
+        defaultModel: `settings-spec-${process.pid}.Q4_K_M`,
+        contextWindow: 4096,
+        maxConcurrency: 1,
+        local: { modelPath: model, threads: availableParallelism(), contextSize: 4096 },
+      });
+      const tuned = summarizerSettings(
+        validate({
+          LOCAL_MODEL_PATH: model,
+          LOCAL_THREADS: '1',
+          LOCAL_CONTEXT_SIZE: '2048',
+          LOCAL_MAX_CONCURRENCY: '2',
+          LOCAL_MODEL_NAME: 'smol',
+        }),
+      );
+      expect(tuned.defaultProvider).toBe('offline');
+      expect(tuned.providers.local).toMatchObject({
+        defaultModel: 'smol',
+        maxConcurrency: 2,
+        contextWindow: 2048,
+        local: { threads: 1, contextSize: 2048 },
+      });
+    });
   });
 });

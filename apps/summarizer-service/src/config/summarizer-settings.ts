@@ -1,3 +1,7 @@
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
+import { Logger } from '@nestjs/common';
 import type { LlmProviderName, ProviderName, SummarizerServiceEnv } from './summarizer-service.env';
 
 /** How to reach one LLM provider. The key stays in here and in the SDK client; it is never logged. */
@@ -11,6 +15,17 @@ export interface ProviderSettings {
   readonly maxConcurrency: number;
   /** OpenAI-compatible only. */
   readonly maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
+  /** Local (in-process) only. */
+  readonly local?: LocalModelSettings;
+}
+
+/** A GGUF model run in-process on the CPU. */
+export interface LocalModelSettings {
+  readonly modelPath: string;
+  /** Always explicit: llama.cpp left to choose used about one core of two. */
+  readonly threads: number;
+  /** Tokens of each generation's context (prompt and answer). */
+  readonly contextSize: number;
 }
 
 export interface RetrySettings {
@@ -30,8 +45,14 @@ export interface SummarizerSettings {
   readonly pauseAfterStore: boolean;
 }
 
-/** The typed view of the validated environment (built once, in the composition root). */
-export function summarizerSettings(env: SummarizerServiceEnv): SummarizerSettings {
+/**
+ * The typed view of the validated environment (built once, in the composition root). A local provider whose
+ * model file is missing is left out, and a default of `local` then falls back to `offline`; `warn` says so.
+ */
+export function summarizerSettings(
+  env: SummarizerServiceEnv,
+  warn: (message: string) => void = (message) => new Logger('Summarizer').warn(message),
+): SummarizerSettings {
   const concurrency = (own: number | undefined) => own ?? env.SUMMARIZER_MAX_CONCURRENCY;
   const providers: Partial<Record<LlmProviderName, ProviderSettings>> = {};
   if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL) {
@@ -68,8 +89,17 @@ export function summarizerSettings(env: SummarizerServiceEnv): SummarizerSetting
       maxConcurrency: concurrency(env.GEMINI_MAX_CONCURRENCY),
     };
   }
+  const local = localModel(env);
+  if (local.settings) providers.local = local.settings;
+  let defaultProvider = env.SUMMARIZER_PROVIDER;
+  if (defaultProvider === 'local' && !providers.local) {
+    warn(`SUMMARIZER_PROVIDER=local but ${local.problem}: staying on the offline summarizer`);
+    defaultProvider = 'offline';
+  } else if (local.problem && env.LOCAL_MODEL_PATH) {
+    warn(`the local provider is off: ${local.problem}`);
+  }
   return {
-    defaultProvider: env.SUMMARIZER_PROVIDER,
+    defaultProvider,
     fallback: env.SUMMARIZER_FALLBACK,
     providers,
     timeoutMs: env.SUMMARIZER_TIMEOUT_MS,
@@ -88,4 +118,27 @@ export function secretsOf(settings: SummarizerSettings): string[] {
   return Object.values(settings.providers)
     .map((p) => p?.apiKey)
     .filter((k): k is string => typeof k === 'string' && k.length >= 4);
+}
+
+/** The local provider's settings when its model file exists, or why not. */
+function localModel(env: SummarizerServiceEnv): { settings?: ProviderSettings; problem?: string } {
+  const path = env.LOCAL_MODEL_PATH;
+  if (!path) return { problem: 'LOCAL_MODEL_PATH is not set (the path of a GGUF model file)' };
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (!isFile) return { problem: `the model file LOCAL_MODEL_PATH=${path} does not exist` };
+  const contextSize = env.LOCAL_CONTEXT_SIZE ?? 4096;
+  return {
+    settings: {
+      provider: 'local',
+      defaultModel: env.LOCAL_MODEL_NAME ?? basename(path).replace(/\.gguf$/i, ''),
+      contextWindow: contextSize,
+      maxConcurrency: env.LOCAL_MAX_CONCURRENCY ?? 1,
+      local: { modelPath: path, threads: env.LOCAL_THREADS ?? availableParallelism(), contextSize },
+    },
+  };
 }
