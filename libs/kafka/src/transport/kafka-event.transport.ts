@@ -1,6 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
-import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import {
+  Partitioners,
+  type Admin,
+  type Consumer,
+  type EachBatchPayload,
+  type Kafka,
+  type KafkaMessage,
+  type Producer,
+} from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
 import {
   createEvent,
@@ -267,7 +275,12 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
 
   private async start(): Promise<void> {
     const { kafka, groupId } = this.options;
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    // Dead letters and forwarded records: keyed like every event, so on the key's murmur2 partition (partition-guard).
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     await this.producer.connect();
     this.options.onLagProbe?.(groupId, () => this.lag());
     await this.loadPartitionCounts();
