@@ -12,9 +12,7 @@ import {
 import { lastValueFrom } from 'rxjs';
 import {
   createEvent,
-  DEAD_LETTER_PAYLOAD_CHARS,
   decodeEvent,
-  encodeEvent,
   ID_PATTERN,
   type AnyEvent,
   type StreamName,
@@ -27,6 +25,7 @@ import {
   type Correlation,
 } from '@ctxledger/observability';
 import { batchPattern, errorMessage, isPoison, KafkaEventContext, type KafkaEventBatch } from './kafka-event.context';
+import { encodeDeadLetter } from './dead-letter';
 import { forwardedValue, keyPartition } from './partition-guard';
 import {
   unwatchConsumer,
@@ -660,7 +659,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       ...(key !== undefined && { key: key.slice(0, 1000) }),
       reason: reason.slice(0, 2000),
       consumer: this.options.consumerName,
-      payload: (message.value?.toString() ?? '').slice(0, DEAD_LETTER_PAYLOAD_CHARS),
+      payload: '', // the value, whole if the event can carry it (encodeDeadLetter)
     });
     // Dead-letter event ids are deterministic per consumer and record, so a redelivery does not double them.
     const eventId = `dlq:${this.options.consumerName}:${topic}/${partition}/${message.offset}`;
@@ -670,7 +669,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       messages: [
         {
           key: sessionId,
-          value: encodeEvent({ ...event, eventId }),
+          value: encodeDeadLetter({ ...event, eventId }, message.value),
           headers: { [CORRELATION_HEADER]: correlation.correlationId },
         },
       ],
