@@ -12,8 +12,9 @@ import { consumersOf, type ConsumerStatus } from './transport/consumer-status';
  * 2. a broker answers a metadata request (DescribeCluster) within the timeout;
  * 3. no consumer has an assigned partition that is behind while nothing was committed on it for `stallMs`.
  *
- * The broker is asked through a client of its own without retries: the service's client retries a refused
- * connection 8 times (seconds), so a stopped broker took the whole health timeout to be reported.
+ * The brokers are asked through a client of its own that tries each seed broker without waiting: the service's
+ * client retries a refused connection 8 times with backoff (seconds), so a stopped broker took the whole health
+ * timeout to be reported; and one try alone would call a cluster down when the seed broker it picked is stopped.
  */
 @Injectable()
 export class KafkaHealthIndicator {
@@ -30,7 +31,8 @@ export class KafkaHealthIndicator {
       // What the probe finds is the answer of /health; its failures are not worth log lines of their own.
       logLevel: logLevel.NOTHING,
       connectionTimeout: 1000,
-      retry: { retries: 0 },
+      // Each retry of the first connection tries the next seed broker: one try per broker (twice over), at once.
+      retry: { retries: 2 * (settings.brokers.length - 1), initialRetryTime: 10, maxRetryTime: 50 },
     });
   }
 
@@ -42,7 +44,7 @@ export class KafkaHealthIndicator {
     if (down.length > 0) {
       return indicator.down({ message: describe(down), consumers: known });
     }
-    const admin = this.probeClient.admin({ retry: { retries: 0 } });
+    const admin = this.probeClient.admin();
     let timer: NodeJS.Timeout | undefined;
     const deadline = Date.now() + timeoutMs;
     try {
