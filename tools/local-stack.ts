@@ -26,8 +26,12 @@ export function stack(command: string, env: NodeJS.ProcessEnv = process.env): vo
  * `stack(command)` without blocking the event loop: for tests that keep HTTP clients or Kafka clients alive
  * meanwhile (a blocked loop makes a client reuse a keep-alive socket the server closed in the meantime).
  */
-export async function stackAsync(command: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  await promisify(execFile)(stackScript, [command], { cwd: repoRoot, env });
+export async function stackAsync(
+  command: string,
+  env: NodeJS.ProcessEnv = process.env,
+  args: readonly string[] = [],
+): Promise<void> {
+  await promisify(execFile)(stackScript, [command, ...args], { cwd: repoRoot, env });
 }
 
 /** The connection settings (`KAFKA_BROKERS`, `MONGODB_URI`) the stack prints with `stack env`. */

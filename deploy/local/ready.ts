@@ -1,12 +1,13 @@
 /**
  * Readiness check for the local stack (deploy/local/stack), run with `npx tsx deploy/local/ready.ts`.
  *
- *   --kafka 127.0.0.1:9092 --kafka-log <log4j file> [--kafka-out <jvm stdout>] [--kafka-pid N]
+ *   --kafka 127.0.0.1:9092[,...] --kafka-log <log4j file>[,...] [--kafka-out <jvm stdout>[,...]] [--kafka-pid N[,...]]
  *   --mongo mongodb://127.0.0.1:27017/ctxledger [--mongo-log <file>] [--mongo-pid N]
  *   --timeout <seconds>
  *
- * Kafka is ready when its log says "Kafka Server started" AND a metadata request answers; then the
- * topics (allTopics(TOPIC_PREFIX)) are created if missing. MongoDB (FerretDB) is ready when `ping`
+ * Kafka is ready when the log of each broker listed says "Kafka Server started" AND a metadata request lists them
+ * all; then the topics (allTopics(TOPIC_PREFIX)) are created if missing, with the cluster's default replication
+ * factor (1 on one broker, 3 on a cluster of three). MongoDB (FerretDB) is ready when `ping`
  * answers. Fails fast if a recorded pid dies; on timeout prints the tail of the relevant log.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,9 +20,9 @@ const POLL_MS = 500;
 
 interface Options {
   kafka?: string;
-  kafkaLog?: string;
-  kafkaOut?: string;
-  kafkaPid?: number;
+  kafkaLog?: string[];
+  kafkaOut?: string[];
+  kafkaPid?: number[];
   mongo?: string;
   mongoLog?: string;
   mongoPid?: number;
@@ -40,13 +41,13 @@ function parseArgs(argv: string[]): Options {
         opts.kafka = value;
         break;
       case '--kafka-log':
-        opts.kafkaLog = value;
+        opts.kafkaLog = value.split(',');
         break;
       case '--kafka-out':
-        opts.kafkaOut = value;
+        opts.kafkaOut = value.split(',');
         break;
       case '--kafka-pid':
-        opts.kafkaPid = Number(value) || undefined;
+        opts.kafkaPid = value.split(',').map((p) => Number(p) || 0);
         break;
       case '--mongo':
         opts.mongo = value;
@@ -70,7 +71,9 @@ function parseArgs(argv: string[]): Options {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-function alive(pid: number | undefined): boolean {
+function alive(pids: number | number[] | undefined): boolean {
+  if (Array.isArray(pids)) return pids.every((p) => alive(p));
+  const pid = pids;
   if (!pid) return true; // nothing recorded: rely on the timeout
   try {
     process.kill(pid, 0);
@@ -94,7 +97,7 @@ function tail(file: string | undefined, lines = 30): string {
 async function waitFor<T>(
   what: string,
   deadline: number,
-  pid: number | undefined,
+  pid: number | number[] | undefined,
   logs: (string | undefined)[],
   attempt: () => Promise<T>,
 ): Promise<T> {
@@ -118,10 +121,10 @@ async function waitFor<T>(
   }
 }
 
-function kafkaClient(broker: string): Kafka {
+function kafkaClient(brokers: string): Kafka {
   return new Kafka({
     clientId: 'ctxledger-stack-ready',
-    brokers: [broker],
+    brokers: brokers.split(','),
     logLevel: logLevel.NOTHING,
     connectionTimeout: 2_000,
     requestTimeout: 10_000,
@@ -130,16 +133,20 @@ function kafkaClient(broker: string): Kafka {
 }
 
 async function kafkaReady(opts: Options & { kafka: string }, deadline: number): Promise<void> {
-  const logs = [opts.kafkaOut, opts.kafkaLog];
+  const logs = [...(opts.kafkaOut ?? []), ...(opts.kafkaLog ?? [])];
+  const expected = opts.kafka.split(',').length;
   const clusterId = await waitFor(`Kafka at ${opts.kafka}`, deadline, opts.kafkaPid, logs, async () => {
-    if (opts.kafkaLog && !(existsSync(opts.kafkaLog) && readFileSync(opts.kafkaLog, 'utf8').includes(STARTED))) {
-      throw new NotReady(`log does not say "${STARTED}" yet`);
+    for (const log of opts.kafkaLog ?? []) {
+      if (!(existsSync(log) && readFileSync(log, 'utf8').includes(STARTED))) {
+        throw new NotReady(`${log} does not say "${STARTED}" yet`);
+      }
     }
     const admin = kafkaClient(opts.kafka).admin();
     try {
       await admin.connect();
       const cluster = await admin.describeCluster();
-      if (cluster.brokers.length === 0) throw new NotReady('metadata lists no brokers');
+      if (cluster.brokers.length < expected)
+        throw new NotReady(`metadata lists ${cluster.brokers.length} of ${expected} brokers`);
       return cluster.clusterId;
     } finally {
       await admin.disconnect().catch(() => undefined);
@@ -157,10 +164,10 @@ async function kafkaReady(opts: Options & { kafka: string }, deadline: number): 
       if (missing.length > 0) {
         try {
           await admin.createTopics({
+            // No replication factor: the cluster's default.replication.factor (deploy/local/stack sets it).
             topics: missing.map((topic) => ({
               topic,
               numPartitions: DEFAULT_PARTITIONS,
-              replicationFactor: 1,
               configEntries: [...TOPIC_CONFIG],
             })),
             waitForLeaders: true,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { Kafka, Message, Producer, RecordMetadata } from 'kafkajs';
+import { Partitioners, type Kafka, type Message, type Producer, type RecordMetadata } from 'kafkajs';
 import { encodeEvent, LIMITS, type AnyEvent, type StreamName } from '@ctxledger/contracts';
 import { correlationHeaders } from '@ctxledger/observability';
 import { KAFKA_CLIENT, KAFKA_SETTINGS } from './kafka.tokens';
@@ -30,7 +30,11 @@ export class EventProducer implements OnModuleInit, OnModuleDestroy {
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
+      // Bounded, so a send through an outage fails in about a second instead of hanging (the caller answers 503
+      // and the client retries with its Idempotency-Key; see EXPLAINED_KAFKAJS_WARNINGS on what that costs).
       retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
+      // murmur2 on the key, as the Java client: a session's events land on the partition partition-guard expects.
+      createPartitioner: Partitioners.DefaultPartitioner,
     });
   }
 

@@ -7,3 +7,4 @@ export * from './topic-admin';
 export * from './transport/kafka-event.context';
 export * from './transport/kafka-event.transport';
 export * from './transport/partition-guard';
+export * from './transport/consumer-status';

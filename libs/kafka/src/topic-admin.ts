@@ -4,7 +4,9 @@ import { DEFAULT_PARTITIONS, TOPIC_CONFIG } from '@ctxledger/contracts';
 /**
  * Creates the topics that are missing, leaves existing ones alone, and returns once every partition of every
  * topic has a leader. Topics are pre-created because auto-creation under KRaft hands kafkajs a transient error
- * on first use. They keep everything (TOPIC_CONFIG).
+ * on first use. They keep everything (TOPIC_CONFIG), and get the cluster's default replication factor and
+ * min.insync.replicas (a production cluster's, or 3 and 2 on the local three-broker stack): the topics a service
+ * creates are as safe as the cluster is set up to make them.
  *
  * kafkajs' own `waitForLeaders` gives up on the first metadata answer that does not know the topic yet (KRaft
  * propagates a new topic's metadata a moment after creating it), so the leaders are awaited here, bounded.
@@ -26,7 +28,6 @@ export async function ensureTopics(
         topics: missing.map((topic) => ({
           topic,
           numPartitions,
-          replicationFactor: 1,
           configEntries: [...TOPIC_CONFIG],
         })),
       });

@@ -14,9 +14,13 @@ export class FaultStack {
   brokers: string[] = [];
   mongoUri = '';
 
+  /**
+   * `ports.brokers` > 1: a KRaft cluster of that many brokers (replication factor 3, min.insync.replicas 2), broker N
+   * on `kafka`+N-1 and its controller on `controller`+N-1.
+   */
   constructor(
     readonly instance: string,
-    ports: { kafka: number; controller: number; mongo: number },
+    ports: { kafka: number; controller: number; mongo: number; brokers?: number },
   ) {
     this.env = {
       ...process.env,
@@ -24,12 +28,13 @@ export class FaultStack {
       KAFKA_PORT: String(ports.kafka),
       KAFKA_CONTROLLER_PORT: String(ports.controller),
       MONGO_PORT: String(ports.mongo),
+      STACK_KAFKA_BROKERS: String(ports.brokers ?? 1),
     };
   }
 
   /** Async, so the test's own clients keep running (and timing) while the broker stops or starts. */
-  private async run(command: string): Promise<void> {
-    await stackAsync(command, this.env);
+  private async run(command: string, ...args: string[]): Promise<void> {
+    await stackAsync(command, this.env, args);
   }
 
   async up(): Promise<this> {
@@ -69,12 +74,14 @@ export class FaultStack {
     }
   }
 
-  kafkaStop(): Promise<void> {
-    return this.run('kafka-stop');
+  /** Stops every broker, or broker `node` (its node id, 1-based) of a cluster. */
+  kafkaStop(node?: number): Promise<void> {
+    return this.run('kafka-stop', ...(node === undefined ? [] : [String(node)]));
   }
 
-  kafkaStart(): Promise<void> {
-    return this.run('kafka-start');
+  /** Starts them again (or broker `node`), and waits until the cluster lists every running broker. */
+  kafkaStart(node?: number): Promise<void> {
+    return this.run('kafka-start', ...(node === undefined ? [] : [String(node)]));
   }
 
   /** SIGTERM to this instance's FerretDB (the pid it recorded), and wait until it is gone. */

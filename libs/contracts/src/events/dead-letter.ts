@@ -1,7 +1,11 @@
 import { IsInt, IsOptional, IsString, Length, MaxLength, Min } from 'class-validator';
+import { LIMITS } from '../limits';
 
-/** How much of a refused record's value the dead-letter event keeps. */
-export const DEAD_LETTER_PAYLOAD_CHARS = 64_000;
+/**
+ * How much of a refused record's value the dead-letter event may keep: all of it, as long as the whole event fits in
+ * one record (LIMITS.maxEventBytes). Only a value near that limit, or one that JSON escaping inflates, is cut.
+ */
+export const DEAD_LETTER_PAYLOAD_CHARS = LIMITS.maxEventBytes;
 
 /** `event.dead-lettered`: a record no consumer could process, with the reason and where it came from. */
 export class EventDeadLetteredData {
@@ -31,8 +35,17 @@ export class EventDeadLetteredData {
   @Length(1, 200)
   consumer!: string;
 
-  /** The record's value as text, cut to DEAD_LETTER_PAYLOAD_CHARS. */
+  /** The record's value as text: whole, unless `payloadCutFromBytes` says it was cut to fit one record. */
   @IsString()
-  @MaxLength(DEAD_LETTER_PAYLOAD_CHARS + 100)
+  @MaxLength(DEAD_LETTER_PAYLOAD_CHARS)
   payload!: string;
+
+  /**
+   * Present when `payload` is only the beginning of the value: the value's whole size in bytes. The whole record
+   * stays at `sourceTopic`, `partition`, `offset` (topics keep everything).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  payloadCutFromBytes?: number;
 }

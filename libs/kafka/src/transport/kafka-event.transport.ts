@@ -1,12 +1,18 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
-import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import {
+  Partitioners,
+  type Admin,
+  type Consumer,
+  type EachBatchPayload,
+  type Kafka,
+  type KafkaMessage,
+  type Producer,
+} from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
 import {
   createEvent,
-  DEAD_LETTER_PAYLOAD_CHARS,
   decodeEvent,
-  encodeEvent,
   ID_PATTERN,
   type AnyEvent,
   type StreamName,
@@ -19,7 +25,15 @@ import {
   type Correlation,
 } from '@ctxledger/observability';
 import { batchPattern, errorMessage, isPoison, KafkaEventContext, type KafkaEventBatch } from './kafka-event.context';
+import { encodeDeadLetter } from './dead-letter';
 import { forwardedValue, keyPartition } from './partition-guard';
+import {
+  unwatchConsumer,
+  watchConsumer,
+  type ConsumerState,
+  type ConsumerStatus,
+  type WatchedConsumer,
+} from './consumer-status';
 
 export type ConsumeOutcome = 'processed' | 'dead-lettered' | 'retried' | 'forwarded' | 'misplaced';
 
@@ -44,13 +58,17 @@ export interface KafkaEventTransportOptions {
   readonly sessionTimeoutMs?: number;
   /** Backoff of transient handler failures: doubles from `initial` up to `max`, with jitter. */
   readonly retryBackoffMs?: { readonly initial: number; readonly max: number };
+  /** Backoff of the consumer's restarts after a crash: doubles from `initial` up to `max`, with jitter. */
+  readonly restartBackoffMs?: { readonly initial: number; readonly max: number };
   /** Called with each record's outcome (metrics). */
   readonly onOutcome?: (topic: string, outcome: ConsumeOutcome) => void;
   /** Called once at start with the group and a probe of its lag by topic (metrics measure it at scrape time). */
   readonly onLagProbe?: (groupId: string, probe: () => Promise<Record<string, number>>) => void;
   /**
    * Called after partitions are assigned (a consumer restarted or the group rebalanced), with the partition
-   * count of each of the transport's topics (read at start).
+   * count of each of the transport's topics (read at start). After a crash, before the new consumer joins, it is
+   * called with an empty assignment: other members may have consumed the partitions meanwhile, so state kept for
+   * them is stale (the replayed streams rebuild it when they come back).
    */
   readonly onAssigned?: (assignment: Record<string, number[]>, partitionCounts: ReadonlyMap<string, number>) => void;
   /**
@@ -87,12 +105,26 @@ export interface KafkaEventTransportOptions {
  *   never skipped, and the partition waits — lag grows and alerts fire, but nothing is lost;
  * - offsets are committed only after the handler's effect is done (at-least-once; handlers are idempotent);
  * - batch handlers (`batchPattern(stream)`) receive a partition's valid events at once, for bulk writes;
- * - close() lets in-flight batches finish and commits them before it returns.
+ * - close() lets in-flight batches finish and commits them before it returns;
+ * - a consumer that crashes is replaced, with backoff, for as long as it takes: kafkajs restarts a crashed
+ *   consumer only after a retriable error, and not at all after e.g. "The coordinator is not aware of this
+ *   member" (a commit after the group expelled the member: an event loop stalled past the session timeout, or a
+ *   broker restart), which left the service running with no consumer;
+ * - its state (running, restarting, stalled partitions) is registered for the service's health check
+ *   (consumer-status.ts).
  * Handlers are registered with `@EventPattern('<event type>')` or `@EventPattern(batchPattern('<stream>'))`.
  */
-export class KafkaEventTransport extends Server implements CustomTransportStrategy {
+export class KafkaEventTransport extends Server implements CustomTransportStrategy, WatchedConsumer {
   protected override readonly logger = new Logger(KafkaEventTransport.name);
   private consumer?: Consumer;
+  private consumerState: ConsumerState = 'starting';
+  private stateSince = Date.now();
+  private restarts = 0;
+  private lastError?: string;
+  /** The restart in progress after a crash, if any. */
+  private restarting?: Promise<void>;
+  /** `topic:partition` → when something was last committed on it (or when it was assigned). */
+  private readonly progressAt = new Map<string, number>();
   private producer?: Producer;
   private readonly streamOfTopic: Map<string, StreamName>;
   private closing = false;
@@ -121,8 +153,15 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     );
   }
 
+  get groupId(): string {
+    return this.options.groupId;
+  }
+
   async close(): Promise<void> {
     this.closing = true;
+    unwatchConsumer(this.options.kafka, this);
+    await this.restarting;
+    this.setState('stopped');
     // kafkajs waits for the running batches to finish (and their commits) before it disconnects.
     await this.consumer?.disconnect();
     await this.producer?.disconnect();
@@ -132,9 +171,52 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   /**
    * The group's lag by topic: high watermark − committed offset, summed over partitions (from the low
    * watermark where the group has committed nothing yet). Counts records that are not committed, so a
-   * partition stuck on a retried record shows a growing lag.
+   * partition stuck on a retried record, or a consumer that is not running, shows a growing lag.
    */
   async lag(): Promise<Record<string, number>> {
+    const lag: Record<string, number> = {};
+    for (const [topic, partitions] of await this.partitionLag()) {
+      lag[topic] = Number([...partitions.values()].reduce((a, b) => a + b, 0n));
+    }
+    return lag;
+  }
+
+  /** The consumer's state as the transport knows it (no request to the broker). */
+  consumerStatus(): ConsumerStatus {
+    return {
+      groupId: this.options.groupId,
+      state: this.consumerState,
+      since: new Date(this.stateSince).toISOString(),
+      restarts: this.restarts,
+      ...(this.lastError !== undefined && this.consumerState !== 'running' && { lastError: this.lastError }),
+    };
+  }
+
+  /**
+   * The state plus the assigned partitions that are behind and on which nothing was committed for `stallMs`:
+   * a consumer kafkajs calls running can still be stuck (a handler retrying for ever, a fetch loop that died).
+   */
+  async checkConsumer(stallMs: number): Promise<ConsumerStatus> {
+    const status = this.consumerStatus();
+    if (this.consumerState !== 'running') return status;
+    const now = Date.now();
+    const quiet = [...this.assigned].filter((tp) => now - (this.progressAt.get(tp) ?? now) > stallMs);
+    if (quiet.length === 0) return status;
+    const lag = await this.partitionLag();
+    const stalled = quiet.filter((tp) => {
+      const at = tp.lastIndexOf(':');
+      return (lag.get(tp.slice(0, at))?.get(Number(tp.slice(at + 1))) ?? 0n) > 0n;
+    });
+    return stalled.length === 0
+      ? status
+      : {
+          ...status,
+          stalled: stalled.map((tp) => `${tp.slice(0, tp.lastIndexOf(':'))}[${tp.slice(tp.lastIndexOf(':') + 1)}]`),
+        };
+  }
+
+  /** Records not committed by the group, by topic and partition. */
+  private async partitionLag(): Promise<Map<string, Map<number, bigint>>> {
     const { kafka, groupId, streams, topics } = this.options;
     this.lagAdmin ??= (async () => {
       const admin = kafka.admin();
@@ -143,20 +225,20 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     })();
     try {
       const admin = await this.lagAdmin;
-      const lag: Record<string, number> = {};
+      const lag = new Map<string, Map<number, bigint>>();
       for (const topic of streams.map((s) => topics[s])) {
         const [watermarks, [committed]] = await Promise.all([
           admin.fetchTopicOffsets(topic),
           admin.fetchOffsets({ groupId, topics: [topic] }),
         ]);
         const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
-        let behind = 0n;
+        const behind = new Map<number, bigint>();
         for (const w of watermarks) {
           const at = done.get(w.partition) ?? -1n;
           const from = at < 0n ? BigInt(w.low) : at;
-          if (BigInt(w.high) > from) behind += BigInt(w.high) - from;
+          behind.set(w.partition, BigInt(w.high) > from ? BigInt(w.high) - from : 0n);
         }
-        lag[topic] = Number(behind);
+        lag.set(topic, behind);
       }
       return lag;
     } catch (error) {
@@ -191,21 +273,44 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   }
 
   private async start(): Promise<void> {
+    const { kafka, groupId } = this.options;
+    // Dead letters and forwarded records: keyed like every event, so on the key's murmur2 partition (partition-guard).
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+    await this.producer.connect();
+    this.options.onLagProbe?.(groupId, () => this.lag());
+    await this.loadPartitionCounts();
+    await this.startConsumer();
+    watchConsumer(kafka, this);
+  }
+
+  /** A new kafkajs consumer, subscribed and running; the transport's current one from then on. */
+  private async startConsumer(): Promise<void> {
     const { kafka, groupId, streams, topics } = this.options;
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     const sessionTimeout = this.options.sessionTimeoutMs ?? 10_000;
     this.heartbeatIntervalMs = Math.max(500, Math.floor(sessionTimeout / 10));
-    this.consumer = kafka.consumer({
+    const consumer = kafka.consumer({
       groupId,
       allowAutoTopicCreation: false,
       sessionTimeout,
       heartbeatInterval: this.heartbeatIntervalMs,
+      // kafkajs restarts a crashed consumer by itself only after some errors, and a restart that fails to connect
+      // is lost in an unhandled rejection: every restart is the transport's (restartAfterCrash).
+      retry: { retries: 5, restartOnFailure: async () => false },
     });
+    this.consumer = consumer;
     // A margin of two heartbeats under the session timeout: the answer's time is later than the coordinator's.
     const confirmed = () => this.options.onMembership?.(Date.now() + sessionTimeout - 2 * this.heartbeatIntervalMs);
-    this.consumer.on(this.consumer.events.HEARTBEAT, confirmed);
-    this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
+    consumer.on(consumer.events.HEARTBEAT, confirmed);
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
+      const now = Date.now();
+      for (const [t, ps] of Object.entries(payload.memberAssignment)) {
+        for (const p of ps) if (!this.assigned.has(`${t}:${p}`)) this.progressAt.set(`${t}:${p}`, now);
+      }
       this.options.onAssigned?.(payload.memberAssignment, this.partitionCounts);
       confirmed();
       this.assignmentReady = this.prepareReplayWithRetry(payload.memberAssignment);
@@ -213,23 +318,74 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       this.assignmentReady.catch(() => undefined);
     });
     const revoked = () => this.options.onRevoked?.();
-    for (const event of [this.consumer.events.REBALANCING, this.consumer.events.STOP, this.consumer.events.CRASH]) {
-      this.consumer.on(event, revoked);
+    for (const event of [consumer.events.REBALANCING, consumer.events.STOP, consumer.events.CRASH]) {
+      consumer.on(event, revoked);
     }
-    await this.producer.connect();
-    await this.consumer.connect();
-    this.options.onLagProbe?.(groupId, () => this.lag());
-    await this.loadPartitionCounts();
-    await this.consumer.subscribe({
+    let crashed = false;
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      crashed = true;
+      if (consumer !== this.consumer || this.closing) return;
+      this.setState('restarting', errorMessage(payload.error));
+      this.logger.error(`consumer of ${groupId} crashed (${errorMessage(payload.error)}); restarting it`);
+      this.scheduleRestart();
+    });
+    await consumer.connect();
+    await consumer.subscribe({
       topics: streams.map((s) => topics[s]),
       fromBeginning: this.options.fromBeginning ?? true,
     });
-    await this.consumer.run({
+    await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
       eachBatch: (payload) => this.handleBatch(payload),
     });
+    // A crash while run() was starting already scheduled the next consumer.
+    if (consumer === this.consumer && !crashed) this.setState('running');
+  }
+
+  private scheduleRestart(): void {
+    if (this.restarting || this.closing) return;
+    this.restarting = this.restartAfterCrash().finally(() => {
+      this.restarting = undefined;
+      // A consumer that crashed again while the last attempt was finishing.
+      if (this.consumerState === 'restarting') this.scheduleRestart();
+    });
+  }
+
+  /**
+   * Replaces the crashed consumer until a new one runs (or the transport closes), with capped exponential backoff.
+   * The new one starts from the committed offsets; the partitions it gets are fresh (replayed where configured).
+   */
+  private async restartAfterCrash(): Promise<void> {
+    const { initial, max } = this.options.restartBackoffMs ?? { initial: 500, max: 5000 };
+    for (let attempt = 1; !this.closing; attempt++) {
+      await new Promise((r) => setTimeout(r, Math.min(max, initial * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2)));
+      if (this.closing) return;
+      await this.consumer?.disconnect().catch(() => undefined);
+      this.assigned = new Set();
+      this.replayUntil.clear();
+      this.progressAt.clear();
+      this.options.onAssigned?.({}, this.partitionCounts);
+      try {
+        await this.startConsumer();
+        if (this.closing) return;
+        if (this.consumerState !== 'running') continue; // it crashed while starting
+        this.restarts++;
+        this.logger.log(`consumer of ${this.options.groupId} restarted (attempt ${attempt})`);
+        return;
+      } catch (error) {
+        this.lastError = errorMessage(error);
+        this.logger.warn(`restarting the consumer of ${this.options.groupId} failed: ${this.lastError}; trying again`);
+      }
+    }
+  }
+
+  private setState(state: ConsumerState, error?: string): void {
+    if (error !== undefined) this.lastError = error;
+    if (state === this.consumerState) return;
+    this.consumerState = state;
+    this.stateSince = Date.now();
   }
 
   /** A fresh broker's group coordinator may still be loading: try again with backoff before giving up. */
@@ -503,7 +659,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       ...(key !== undefined && { key: key.slice(0, 1000) }),
       reason: reason.slice(0, 2000),
       consumer: this.options.consumerName,
-      payload: (message.value?.toString() ?? '').slice(0, DEAD_LETTER_PAYLOAD_CHARS),
+      payload: '', // the value, whole if the event can carry it (encodeDeadLetter)
     });
     // Dead-letter event ids are deterministic per consumer and record, so a redelivery does not double them.
     const eventId = `dlq:${this.options.consumerName}:${topic}/${partition}/${message.offset}`;
@@ -513,7 +669,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       messages: [
         {
           key: sessionId,
-          value: encodeEvent({ ...event, eventId }),
+          value: encodeDeadLetter({ ...event, eventId }, message.value),
           headers: { [CORRELATION_HEADER]: correlation.correlationId },
         },
       ],
@@ -546,6 +702,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
 
   private async commit(topic: string, partition: number, offset: string): Promise<void> {
     await this.consumer!.commitOffsets([{ topic, partition, offset: (BigInt(offset) + 1n).toString() }]);
+    this.progressAt.set(`${topic}:${partition}`, Date.now());
   }
 
   private coordinates(topic: string, partition: number, message: KafkaMessage) {

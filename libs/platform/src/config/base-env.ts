@@ -61,6 +61,17 @@ export class BaseServiceEnv implements CrossChecked {
   @Max(60_000)
   HEALTH_TIMEOUT_MS: number = 3000;
 
+  /**
+   * A consumer with an assigned partition that is behind and on which nothing was committed for this long makes
+   * the health check fail (a handler retrying for ever, a consumer that runs but does not move). Longer than the
+   * slowest legitimate record (an LLM call with its retries).
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  HEALTH_CONSUMER_STALL_MS: number = 120_000;
+
   // ── Kafka TLS ──────────────────────────────────────────────────────────────────────────────────────────
 
   /** TLS to the brokers. The CA, client certificate and key are optional (system CAs, no client auth). */

@@ -5,7 +5,10 @@ import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 import { KafkaHealthIndicator } from '@ctxledger/kafka';
 import { MongoPingIndicator } from './mongo-ping.indicator';
 
-/** `GET /health`: 200 when Kafka and MongoDB both answer, 503 with the failing one otherwise. */
+/**
+ * `GET /health`: 200 when Kafka and MongoDB both answer and the service's consumers run and move, 503 with the
+ * failing one otherwise (KafkaHealthIndicator says what "kafka" covers).
+ */
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
@@ -20,8 +23,9 @@ export class HealthController {
   @HealthCheck()
   check() {
     const timeout = this.config.getOrThrow<number>('HEALTH_TIMEOUT_MS');
+    const stall = this.config.getOrThrow<number>('HEALTH_CONSUMER_STALL_MS');
     return this.health.check([
-      () => this.kafka.isHealthy('kafka', timeout),
+      () => this.kafka.isHealthy('kafka', timeout, stall),
       () => this.mongo.isHealthy('mongodb', timeout),
     ]);
   }

@@ -1,0 +1,159 @@
+import { topicNames } from '@ctxledger/contracts';
+import { readTopic } from '../support/kafka-helpers';
+import { FaultStack, withDatabase } from '../support/fault/fault-stack';
+import { referenceBlocks } from '../support/compaction-reference';
+import { HealthWatch, healthyWithoutConsumer, SteadyLoad, type HealthSample } from '../support/fault/load';
+import { dumpOutputs, quiescent } from '../support/fault/pipeline';
+import { startService, type RunningService } from '../support/service-process';
+import { unique } from '../support/stack-settings';
+import { loadTranscripts } from '../support/transcripts';
+import { dropDatabase } from './session-harness';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The broker stopped for ~15 s under steady load and started again. Before the transport supervised its consumer,
+ * a consumer whose commit met "The coordinator is not aware of this member" after the restart crashed without
+ * kafkajs restarting it: the group stayed empty, lag grew, and /health kept answering 200.
+ */
+describe('fault: the broker restarted under steady load (own stack instance)', () => {
+  const stack = new FaultStack(`fault-restart-${process.pid}`, { kafka: 19_104, controller: 19_105, mongo: 19_106 });
+  const prefix = unique('fr').replace(/-/g, '_');
+  const database = prefix.slice(0, 60);
+  const topics = topicNames(prefix);
+  const services: Record<'compaction' | 'session', RunningService> = {} as never;
+  let env: Record<string, string>;
+  let samples: HealthSample[] = [];
+  const config = { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };
+  const groups = {
+    compaction: `${prefix}.compaction`,
+    session: `${prefix}.session-projector`,
+  };
+
+  beforeAll(async () => {
+    await stack.up();
+    env = {
+      KAFKA_BROKERS: stack.brokers.join(','),
+      MONGODB_URI: withDatabase(stack.mongoUri, database),
+      TOPIC_PREFIX: prefix,
+      KAFKA_SEND_TIMEOUT_MS: '2000',
+      AUTH_MODE: 'none',
+      RATE_LIMIT_REQUESTS: '0',
+    };
+    await stack.topics(prefix);
+    [services.compaction, services.session] = await Promise.all([
+      startService('compaction-service', env, 90_000),
+      startService('session-service', env, 90_000),
+    ]);
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all(Object.values(services).map((s) => s?.stop().catch(() => undefined)));
+    dumpOutputs('fault-broker-restart', {
+      ...Object.fromEntries(Object.entries(services).map(([n, s]) => [n, s.output()])),
+      health: samples.map((s) => JSON.stringify(s)).join('\n'),
+    });
+    if (env) await dropDatabase(env.MONGODB_URI!, database).catch(() => undefined);
+    await stack.down();
+  }, 120_000);
+
+  it('nothing acknowledged is lost or doubled, the consumers come back by themselves, /health tells the truth', async () => {
+    const kafka = stack.kafka('fault-restart');
+    const transcripts = loadTranscripts().filter((t) => t.messages.length >= 20 && !t.id.startsWith('pi-coding-agent'));
+    const sessions = transcripts.slice(0, 8).map((t, i) => ({ id: `restart-${i}`, messages: t.messages }));
+    const load = new SteadyLoad(sessions, () => services.session.url, 17);
+    const watch = new HealthWatch(
+      [
+        { name: 'compaction', service: () => services.compaction, groupId: groups.compaction },
+        { name: 'session', service: () => services.session, groupId: groups.session },
+      ],
+      kafka,
+    ).start();
+    samples = watch.samples;
+    await load.start(config);
+
+    await sleep(5000);
+    const ackedBefore = load.ackedTotal();
+    await stack.kafkaStop();
+    const downAt = Date.now();
+    await sleep(15_000);
+    const startAt = Date.now();
+    await stack.kafkaStart(); // returns once the broker answers and its topics have leaders
+    const upAt = Date.now();
+    // Load goes on after the restart, so the consumers have new work to show they are back.
+    await sleep(12_000);
+    await load.stop();
+    const ackedAfterRestart = load.ackedTotal();
+
+    // Both consumer groups commit everything, with no restart of any process.
+    const caughtUp = Date.now();
+    await quiescent(
+      kafka,
+      [
+        [groups.compaction, topics.sessionEvents],
+        [groups.session, topics.sessionEvents],
+        [groups.session, topics.blocks],
+      ],
+      'both consumer groups to catch up after the broker restart',
+      { timeoutMs: 90_000 },
+    );
+    const recoveredMs = Date.now() - upAt;
+    await sleep(2000); // two more health samples of each service, now that everything is committed
+    await watch.stop();
+
+    expect(load.unexpected).toEqual([]);
+    expect(ackedBefore).toBeGreaterThan(0);
+    expect(ackedAfterRestart).toBeGreaterThan(ackedBefore);
+    expect(load.count(503)).toBeGreaterThan(0); // the broker really was down for the writers
+
+    // Every acknowledged message is in the effective history exactly once, in order.
+    let stored = 0;
+    for (const s of sessions) {
+      const res = await fetch(`${services.session.url}/v1/sessions/${s.id}/history?view=full`);
+      const body = (await res.json()) as { messages: unknown[] };
+      expect(body.messages).toEqual(load.acked.get(s.id));
+      stored += body.messages.length;
+    }
+
+    // The compaction service kept emitting: its blocks are those of a fault-free fold of the log, once each.
+    const log = (await readTopic(kafka, topics.sessionEvents)).map((r) => r.event);
+    const blockEvents = (await readTopic(kafka, topics.blocks)).map((r) => r.event);
+    let blocks = 0;
+    let blocksAfterRestart = 0;
+    for (const s of sessions) {
+      const expected = (await referenceBlocks(log.filter((e) => e.sessionId === s.id))).map((b) => b.id);
+      const emitted = blockEvents
+        .filter((e) => e.sessionId === s.id && e.type === 'block.created')
+        .map((e) => (e.data as { block: { id: string } }).block.id);
+      expect([...new Set(emitted)]).toEqual(expected);
+      blocks += expected.length;
+      blocksAfterRestart += blockEvents.filter(
+        (e) => e.sessionId === s.id && e.type === 'block.created' && Date.parse(e.time) > upAt,
+      ).length;
+    }
+    expect(blocksAfterRestart).toBeGreaterThan(0);
+
+    for (const name of ['compaction', 'session'] as const) {
+      const outage = watch.of(name, downAt + 1000, startAt);
+      // While the broker is down: 503, and at once (not after the health timeout).
+      expect(outage.length).toBeGreaterThan(5);
+      expect(outage.filter((s) => s.status !== 503)).toEqual([]);
+      expect(Math.max(...outage.map((s) => s.ms))).toBeLessThan(1500);
+      // Never 200 while the broker knows no member of the service's group.
+      expect(healthyWithoutConsumer(watch.of(name))).toEqual([]);
+      // 200 again once caught up.
+      const last = watch.of(name, caughtUp).slice(-2);
+      expect(last.map((s) => s.status)).toEqual([200, 200]);
+    }
+    for (const s of Object.values(services)) expect(s.process.exitCode).toBeNull();
+
+    const firstOk = (name: string) => watch.of(name, upAt).find((s) => s.status === 200)?.at;
+    console.log(
+      `fault-broker-restart: ${load.ackedTotal()} messages acknowledged (${load.count(503)} answers 503 meanwhile), ` +
+        `${stored} stored, ${blocks} blocks (${blocksAfterRestart} after the restart); consumers caught up ` +
+        `${Math.round(recoveredMs / 1000)} s after the broker started; /health 200 again after ` +
+        `${['compaction', 'session'].map((n) => `${n} ${Math.round(((firstOk(n) ?? NaN) - upAt) / 1000)} s`).join(', ')}; ` +
+        `slowest /health while down ${Math.max(...watch.of('compaction', downAt + 1000, startAt).map((s) => s.ms))} ms`,
+    );
+  }, 300_000);
+});

@@ -1,0 +1,25 @@
+import { startService } from '../support/service-process';
+
+/**
+ * kafkajs warned at every boot that it "switched default partitioner" and that limiting retries "may invalidate EoS
+ * guarantees". The producers now choose their partitioner (murmur2, as partition-guard expects), and the bounded
+ * retries are explained once in a plain line (libs/kafka/src/kafka-logger.ts says why they are harmless here).
+ */
+describe('a service boots without kafkajs warnings its settings make moot', () => {
+  it('session-service (an HTTP producer and a consumer transport): no partitioner or EoS warning', async () => {
+    const service = await startService('session-service');
+    try {
+      // Both producers are connected before the service listens: everything they warn at creation is in the output.
+      const output = service.output();
+      expect(output).toMatch(/EventProducer|listening on/);
+      const warnings = output.split('\n').filter((line) => /\bWARN\b/.test(line));
+      expect(warnings.filter((line) => /partitioner|EoS/.test(line))).toEqual([]);
+      expect(output).not.toContain('KafkaJS v2.0.0 switched default partitioner');
+      expect(
+        output.match(/may invalidate EoS guarantees: the idempotent producers retry a bounded number/g),
+      ).toHaveLength(1);
+    } finally {
+      await service.stop();
+    }
+  });
+});

@@ -1,0 +1,163 @@
+import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { HealthIndicatorService } from '@nestjs/terminus';
+import { Kafka, logLevel } from 'kafkajs';
+import { allTopics, topicNames, type AnyEvent } from '@ctxledger/contracts';
+import { ensureTopics, KafkaEventTransport, KafkaHealthIndicator, kafkaSettings } from '@ctxledger/kafka';
+import { eventually } from '../support/eventually';
+import { testStack, unique } from '../support/stack-settings';
+
+/** What the handlers saw, and how they misbehave on request. */
+const seen: string[] = [];
+let stallLoopOnce = true;
+let failStuck = true;
+
+@Controller()
+class Handlers {
+  @EventPattern('message.appended')
+  onMessage(@Payload() event: AnyEvent): void {
+    if (event.type !== 'message.appended') return;
+    const content = String(event.data.content);
+    // The event loop stalls past the session timeout: the coordinator expels the member, whose commit then meets
+    // "The coordinator is not aware of this member" (as after a broker restart).
+    if (content === 'stall-loop' && stallLoopOnce) {
+      stallLoopOnce = false;
+      const until = Date.now() + 9_000;
+      while (Date.now() < until);
+    }
+    if (content === 'stuck' && failStuck) throw new Error('database unavailable');
+    seen.push(content);
+  }
+}
+
+@Module({ controllers: [Handlers] })
+class TestModule {}
+
+type Probe = { at: number; ms: number; status: string; message?: string; consumers?: any[] };
+
+describe('KafkaEventTransport keeps its consumer alive, and the health check says when it is not', () => {
+  const prefix = unique('recovery').replace(/-/g, '_');
+  const topics = topicNames(prefix);
+  const brokers = testStack().brokers;
+  const kafka = new Kafka({ clientId: 'recovery-test', brokers, logLevel: logLevel.NOTHING });
+  const health = new KafkaHealthIndicator(
+    new HealthIndicatorService(),
+    kafka,
+    kafkaSettings({ brokers, clientId: 'recovery-test', topicPrefix: prefix }),
+  );
+  const producer = kafka.producer();
+  let transport: KafkaEventTransport;
+  let app: INestMicroservice | undefined;
+  const probes: Probe[] = [];
+  let probing = true;
+  let prober: Promise<void>;
+
+  const send = (content: string, sessionId = 's1') =>
+    producer.send({
+      topic: topics.sessionEvents,
+      messages: [
+        {
+          key: sessionId,
+          value: JSON.stringify({ type: 'message.appended', sessionId, data: { role: 'user', content } }),
+        },
+      ],
+    });
+
+  beforeAll(async () => {
+    await ensureTopics(kafka, allTopics(prefix), 2);
+    await producer.connect();
+    transport = new KafkaEventTransport({
+      kafka,
+      topics,
+      streams: ['sessionEvents'],
+      groupId: unique('recovery-group'),
+      consumerName: 'recovery-test',
+      sessionTimeoutMs: 6000,
+      retryBackoffMs: { initial: 50, max: 200 },
+      restartBackoffMs: { initial: 1500, max: 3000 },
+    });
+    app = await NestFactory.createMicroservice(TestModule, { strategy: transport, logger: false });
+    await app.listen();
+    prober = (async () => {
+      while (probing) {
+        const at = Date.now();
+        const result = (await health.isHealthy('kafka', 3000, 4000)).kafka as Omit<Probe, 'at' | 'ms'>;
+        probes.push({ at, ms: Date.now() - at, ...result });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+  });
+
+  afterAll(async () => {
+    probing = false;
+    await prober;
+    await app?.close();
+    await producer.disconnect();
+  });
+
+  it('a consumer the group expelled (its commit refused: "not aware of this member") is replaced; nothing is lost', async () => {
+    await send('before');
+    await eventually(
+      async () => seen,
+      (s) => s.includes('before'),
+      'the first record',
+      30_000,
+    );
+    const from = Date.now();
+    await send('stall-loop');
+    await send('after');
+    await eventually(
+      async () => seen,
+      (s) => s.includes('after'),
+      'the record behind the crash',
+      60_000,
+    );
+    expect(transport.consumerStatus().restarts).toBeGreaterThanOrEqual(1);
+    expect(seen.filter((s) => s === 'before')).toEqual(['before']);
+    expect(seen).toContain('stall-loop'); // handled (possibly twice: its commit was refused, so it was redelivered)
+
+    // While the consumer was being replaced, the health check said so, at once; it is up again afterwards.
+    // (Right after the stall it may first say the partition made no progress: it had not, for 9 s.)
+    const during = probes.filter((p) => p.at >= from && /is restarting/.test(p.message ?? ''));
+    expect(during.length).toBeGreaterThan(0);
+    expect(during[0]!.message).toMatch(/not aware of this member/);
+    expect(during.every((p) => p.status === 'down')).toBe(true);
+    expect(Math.max(...during.map((p) => p.ms))).toBeLessThan(100);
+    await eventually(
+      async () => (await health.isHealthy('kafka', 3000, 4000)).kafka.status,
+      (s) => s === 'up',
+      'health up again',
+      30_000,
+    );
+  }, 120_000);
+
+  it('a partition that is behind and does not move is reported (and its lag shows), then recovers', async () => {
+    failStuck = true;
+    expect((await health.isHealthy('kafka', 3000, 4000)).kafka.status).toBe('up');
+    const [{ partition }] = await send('stuck', 's2');
+    await send('behind-stuck', 's2');
+    const down = await eventually(
+      async () => (await health.isHealthy('kafka', 3000, 4000)).kafka as { status: string; message?: string },
+      (k) => k.status === 'down' && /makes no progress on/.test(String(k.message)),
+      'the stall to be reported',
+      30_000,
+    );
+    expect(String(down.message)).toContain(`${topics.sessionEvents}[${partition}]`);
+    expect((await transport.lag())[topics.sessionEvents]).toBeGreaterThanOrEqual(2);
+    failStuck = false;
+    await eventually(
+      async () => seen,
+      (s) => s.includes('behind-stuck'),
+      'the stuck partition to move',
+      30_000,
+    );
+    await eventually(
+      async () => (await health.isHealthy('kafka', 3000, 4000)).kafka.status,
+      (s) => s === 'up',
+      'health up again',
+      30_000,
+    );
+    expect((await transport.lag())[topics.sessionEvents]).toBe(0);
+  }, 120_000);
+});
