@@ -1,4 +1,5 @@
 import { Partitioners } from 'kafkajs';
+import { firstInvalidUtf8Byte } from '@ctxledger/contracts';
 
 /**
  * The partition a key belongs on: murmur2, as the Java client and kafkajs (our producers) choose it.
@@ -31,7 +32,8 @@ export function forwardedValue(
   value: Buffer | null,
   origin: { partition: number; offset: string; topic: string },
 ): Buffer | null {
-  if (value === null) return value;
+  // Not valid UTF-8: forwarded as it is, to be dead-lettered on its proper partition (never re-encoded with U+FFFD).
+  if (value === null || firstInvalidUtf8Byte(value) >= 0) return value;
   let event: Record<string, unknown>;
   try {
     event = JSON.parse(value.toString()) as Record<string, unknown>;
