@@ -14,7 +14,8 @@ const STREAMS = ['sessionEvents', 'blocks'] as const;
 /**
  * Projector metrics. Lag is measured when /metrics is scraped: events = high watermark − committed offset
  * of the projector group, summed over partitions; seconds = how long the stream has been continuously behind
- * (since the scrape at which everything then pending was done). No session or tenant ids as labels.
+ * (since the scrape at which everything then pending was done). A scrape whose measurement fails (2 s) shows no
+ * lag series at all rather than the last values (alert on their absence). No session or tenant ids as labels.
  */
 @Injectable()
 export class ProjectionMetrics implements OnModuleDestroy {
@@ -72,6 +73,8 @@ export class ProjectionMetrics implements OnModuleDestroy {
         2000,
       )
         .catch((error: unknown) => {
+          // No figure rather than the last one: a stale "0 s behind" while the projector is stuck would be a lie.
+          lag.clear();
           this.admin?.then((a) => a.disconnect()).catch(() => undefined);
           this.admin = undefined;
           this.logger.warn(`could not measure the projection lag: ${(error as Error).message}`);
@@ -84,6 +87,7 @@ export class ProjectionMetrics implements OnModuleDestroy {
       registers,
       async collect() {
         await refresh();
+        this.reset();
         for (const [stream, l] of lag) this.set({ stream }, l.events);
       },
     });
@@ -94,6 +98,7 @@ export class ProjectionMetrics implements OnModuleDestroy {
       registers,
       async collect() {
         await refresh();
+        this.reset();
         for (const [stream, l] of lag) this.set({ stream }, l.seconds);
       },
     });
