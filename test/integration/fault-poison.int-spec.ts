@@ -224,7 +224,7 @@ describe('fault: poison records on every consumed topic are dead-lettered and th
       });
     const because: Record<string, RegExp> = {
       'not JSON': /not JSON/,
-      'binary garbage': /not JSON/,
+      'binary garbage': /not valid UTF-8 \(byte 0\)/,
       'a JSON array': /must be a JSON object/,
       'a JSON string': /must be a JSON object/,
       tombstone: /no value/,
