@@ -1,9 +1,10 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { Partitioners, type Kafka, type Message, type Producer, type RecordMetadata } from 'kafkajs';
+import type { Kafka, Message, Producer, RecordMetadata } from 'kafkajs';
 import { encodeEvent, LIMITS, type AnyEvent, type StreamName } from '@ctxledger/contracts';
 import { correlationHeaders } from '@ctxledger/observability';
 import { KAFKA_CLIENT, KAFKA_SETTINGS } from './kafka.tokens';
 import type { KafkaSettings } from './kafka-settings';
+import { producerConfig } from './producer-config';
 
 /** Raised before anything is sent when the records would not fit in one Kafka request. */
 export class RequestTooLargeError extends Error {}
@@ -14,9 +15,8 @@ export interface OutgoingRecord {
 }
 
 /**
- * The one producer of a service: idempotent (its own retries add no duplicates), one request in flight,
- * never creating topics. Every event is validated against its contract before anything is sent, and keyed
- * by its session id so a session stays on one partition.
+ * The one producer of a service (its settings and why: producer-config.ts). Every event is validated against its
+ * contract before anything is sent, and keyed by its session id so a session stays on one partition.
  */
 @Injectable()
 export class EventProducer implements OnModuleInit, OnModuleDestroy {
@@ -26,16 +26,13 @@ export class EventProducer implements OnModuleInit, OnModuleDestroy {
     @Inject(KAFKA_CLIENT) kafka: Kafka,
     @Inject(KAFKA_SETTINGS) private readonly settings: KafkaSettings,
   ) {
-    this.producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      allowAutoTopicCreation: false,
-      // Bounded, so a send through an outage fails in about a second instead of hanging (the caller answers 503
-      // and the client retries with its Idempotency-Key; see EXPLAINED_KAFKAJS_WARNINGS on what that costs).
-      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
-      // murmur2 on the key, as the Java client: a session's events land on the partition partition-guard expects.
-      createPartitioner: Partitioners.DefaultPartitioner,
-    });
+    this.producer = kafka.producer(
+      producerConfig({
+        // Bounded, so a send through an outage fails in about a second instead of hanging (the caller answers 503
+        // and the client retries with its Idempotency-Key).
+        retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
+      }),
+    );
   }
 
   async onModuleInit(): Promise<void> {

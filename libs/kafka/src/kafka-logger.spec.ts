@@ -44,17 +44,4 @@ describe('nestKafkaLogCreator', () => {
     expect(spies.warn).toHaveBeenCalledWith(expect.stringMatching(/^Restarting the consumer /));
     expect(spies.debug).toHaveBeenCalledWith(expect.stringMatching(/^Request Fetch /));
   });
-
-  it('logs a warning the project explains once, as a plain line with the reason', () => {
-    for (let i = 0; i < 3; i++)
-      log({
-        ...entry('Limiting retries for the idempotent producer may invalidate EoS guarantees'),
-        level: logLevel.WARN,
-      });
-    expect(spies.warn).not.toHaveBeenCalled();
-    expect(spies.log).toHaveBeenCalledTimes(1);
-    expect(spies.log).toHaveBeenCalledWith(
-      expect.stringMatching(/EoS guarantees: .*dropped downstream by its event id/),
-    );
-  });
 });

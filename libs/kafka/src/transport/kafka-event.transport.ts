@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import {
-  Partitioners,
   type Admin,
   type Consumer,
   type EachBatchPayload,
@@ -26,6 +25,7 @@ import {
 } from '@ctxledger/observability';
 import { batchPattern, errorMessage, isPoison, KafkaEventContext, type KafkaEventBatch } from './kafka-event.context';
 import { encodeDeadLetter } from './dead-letter';
+import { producerConfig } from '../producer-config';
 import { forwardedValue, keyPartition } from './partition-guard';
 import {
   unwatchConsumer,
@@ -275,11 +275,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private async start(): Promise<void> {
     const { kafka, groupId } = this.options;
     // Dead letters and forwarded records: keyed like every event, so on the key's murmur2 partition (partition-guard).
-    this.producer = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      createPartitioner: Partitioners.DefaultPartitioner,
-    });
+    this.producer = kafka.producer(producerConfig());
     await this.producer.connect();
     this.options.onLagProbe?.(groupId, () => this.lag());
     await this.loadPartitionCounts();
