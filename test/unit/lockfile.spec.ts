@@ -15,7 +15,7 @@ describe('package-lock.json', () => {
   it('records every optional dependency it names, so npm ci accepts it on a fresh clone', () => {
     // Node's resolution: <path>/node_modules/<name>, then the same from each enclosing package, up to the root.
     const resolves = (path: string, name: string): boolean => {
-      for (let dir = path; ; ) {
+      for (let dir = path; ;) {
         if (lock.packages[`${dir ? `${dir}/` : ''}node_modules/${name}`]) return true;
         if (!dir) return false;
         const cut = dir.lastIndexOf('/node_modules/');
