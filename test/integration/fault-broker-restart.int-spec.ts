@@ -1,13 +1,10 @@
-import { topicNames } from '@ctxledger/contracts';
 import { readTopic } from '../support/kafka-helpers';
-import { FaultStack, withDatabase } from '../support/fault/fault-stack';
-import { referenceBlocks } from '../support/compaction-reference';
-import { HealthWatch, healthyWithoutConsumer, SteadyLoad, type HealthSample } from '../support/fault/load';
-import { dumpOutputs, quiescent } from '../support/fault/pipeline';
-import { startService, type RunningService } from '../support/service-process';
-import { unique } from '../support/stack-settings';
+import { FaultRun } from '../support/fault/fault-run';
+import { HealthWatch, healthyWithoutConsumer, SteadyLoad } from '../support/fault/load';
+import { quiescent } from '../support/fault/pipeline';
+import { expectAcknowledgedServed, expectReferenceBlocks } from '../support/fault/verdicts';
+import type { RunningService } from '../support/service-process';
 import { loadTranscripts } from '../support/transcripts';
-import { dropDatabase } from './session-harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -17,45 +14,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * kafkajs restarting it: the group stayed empty, lag grew, and /health kept answering 200.
  */
 describe('fault: the broker restarted under steady load (own stack instance)', () => {
-  const stack = new FaultStack(`fault-restart-${process.pid}`, { kafka: 19_104, controller: 19_105, mongo: 19_106 });
-  const prefix = unique('fr').replace(/-/g, '_');
-  const database = prefix.slice(0, 60);
-  const topics = topicNames(prefix);
+  const run = new FaultRun('fault-broker-restart', 'fr', { kafka: 19_104, controller: 19_105, mongo: 19_106 });
+  const { stack, topics, groups } = run;
   const services: Record<'compaction' | 'session', RunningService> = {} as never;
-  let env: Record<string, string>;
-  let samples: HealthSample[] = [];
   const config = { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };
-  const groups = {
-    compaction: `${prefix}.compaction`,
-    session: `${prefix}.session-projector`,
-  };
 
   beforeAll(async () => {
-    await stack.up();
-    env = {
-      KAFKA_BROKERS: stack.brokers.join(','),
-      MONGODB_URI: withDatabase(stack.mongoUri, database),
-      TOPIC_PREFIX: prefix,
-      KAFKA_SEND_TIMEOUT_MS: '2000',
-      AUTH_MODE: 'none',
-      RATE_LIMIT_REQUESTS: '0',
-    };
-    await stack.topics(prefix);
+    await run.up({ KAFKA_SEND_TIMEOUT_MS: '2000' });
     [services.compaction, services.session] = await Promise.all([
-      startService('compaction-service', env, 90_000),
-      startService('session-service', env, 90_000),
+      run.start('compaction-service'),
+      run.start('session-service'),
     ]);
   }, 240_000);
 
-  afterAll(async () => {
-    await Promise.all(Object.values(services).map((s) => s?.stop().catch(() => undefined)));
-    dumpOutputs('fault-broker-restart', {
-      ...Object.fromEntries(Object.entries(services).map(([n, s]) => [n, s.output()])),
-      health: samples.map((s) => JSON.stringify(s)).join('\n'),
-    });
-    if (env) await dropDatabase(env.MONGODB_URI!, database).catch(() => undefined);
-    await stack.down();
-  }, 120_000);
+  afterAll(() => run.down(), 120_000);
 
   it('nothing acknowledged is lost or doubled, the consumers come back by themselves, /health tells the truth', async () => {
     const kafka = stack.kafka('fault-restart');
@@ -69,7 +41,7 @@ describe('fault: the broker restarted under steady load (own stack instance)', (
       ],
       kafka,
     ).start();
-    samples = watch.samples;
+    run.keep('health', () => watch.samples.map((s) => JSON.stringify(s)).join('\n'));
     await load.start(config);
 
     await sleep(5000);
@@ -107,30 +79,19 @@ describe('fault: the broker restarted under steady load (own stack instance)', (
     expect(load.count(503)).toBeGreaterThan(0); // the broker really was down for the writers
 
     // Every acknowledged message is in the effective history exactly once, in order.
-    let stored = 0;
-    for (const s of sessions) {
-      const res = await fetch(`${services.session.url}/v1/sessions/${s.id}/history?view=full`);
-      const body = (await res.json()) as { messages: unknown[] };
-      expect(body.messages).toEqual(load.acked.get(s.id));
-      stored += body.messages.length;
-    }
-
+    const records = await readTopic(kafka, topics.sessionEvents);
+    const ids = sessions.map((s) => s.id);
+    const stored = await expectAcknowledgedServed(services.session.url, ids, load, records);
     // The compaction service kept emitting: its blocks are those of a fault-free fold of the log, once each.
-    const log = (await readTopic(kafka, topics.sessionEvents)).map((r) => r.event);
     const blockEvents = (await readTopic(kafka, topics.blocks)).map((r) => r.event);
-    let blocks = 0;
-    let blocksAfterRestart = 0;
-    for (const s of sessions) {
-      const expected = (await referenceBlocks(log.filter((e) => e.sessionId === s.id))).map((b) => b.id);
-      const emitted = blockEvents
-        .filter((e) => e.sessionId === s.id && e.type === 'block.created')
-        .map((e) => (e.data as { block: { id: string } }).block.id);
-      expect([...new Set(emitted)]).toEqual(expected);
-      blocks += expected.length;
-      blocksAfterRestart += blockEvents.filter(
-        (e) => e.sessionId === s.id && e.type === 'block.created' && Date.parse(e.time) > upAt,
-      ).length;
-    }
+    const blocks = await expectReferenceBlocks(
+      ids,
+      records.map((r) => r.event),
+      blockEvents,
+    );
+    const blocksAfterRestart = blockEvents.filter(
+      (e) => ids.includes(e.sessionId) && e.type === 'block.created' && Date.parse(e.time) > upAt,
+    ).length;
     expect(blocksAfterRestart).toBeGreaterThan(0);
 
     for (const name of ['compaction', 'session'] as const) {

@@ -1,15 +1,12 @@
 import type { Admin } from 'kafkajs';
-import { topicNames } from '@ctxledger/contracts';
 import { keyPartition } from '@ctxledger/kafka';
 import { readTopic } from '../support/kafka-helpers';
-import { FaultStack, withDatabase } from '../support/fault/fault-stack';
-import { referenceBlocks } from '../support/compaction-reference';
-import { HealthWatch, healthyWithoutConsumer, SteadyLoad, type HealthSample } from '../support/fault/load';
-import { dumpOutputs, quiescent } from '../support/fault/pipeline';
-import { startService, type RunningService } from '../support/service-process';
-import { unique } from '../support/stack-settings';
+import { FaultRun } from '../support/fault/fault-run';
+import { HealthWatch, healthyWithoutConsumer, SteadyLoad } from '../support/fault/load';
+import { quiescent } from '../support/fault/pipeline';
+import { expectAcknowledgedServed, expectReferenceBlocks } from '../support/fault/verdicts';
+import type { RunningService } from '../support/service-process';
 import { loadTranscripts } from '../support/transcripts';
-import { dropDatabase } from './session-harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -35,77 +32,26 @@ function brokersUnreachable(message: unknown): boolean {
   );
 }
 
-const equal = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
-/**
- * For a history that differs from what was acknowledged: each acknowledged message (its key `m-<i>`, hence its
- * clientMessageId `m-<i>:0`) not served at its place, with the records of the log that carry it.
- */
-function missingReport(
-  sessionId: string,
-  acked: readonly unknown[],
-  served: readonly unknown[],
-  records: Awaited<ReturnType<typeof readTopic>>,
-): string {
-  const servedSet = new Set(served.map((m) => JSON.stringify(m)));
-  const lines = acked.flatMap((m, i) => {
-    if (equal(served[i], m) || servedSet.has(JSON.stringify(m))) return [];
-    const inLog = records
-      .filter((r) => r.event.sessionId === sessionId && r.event.type === 'message.appended')
-      .filter((r) => (r.event.data as { clientMessageId?: string }).clientMessageId === `m-${i}:0`)
-      .map((r) => `${r.partition}@${r.offset} (event ${r.event.eventId})`);
-    return [`  acknowledged m-${i} not served; in the log at: ${inLog.join(', ') || 'nowhere'}`];
-  });
-  return `${sessionId}: ${acked.length} acknowledged, ${served.length} served\n${lines.join('\n')}`;
-}
-
 /**
  * A three-broker KRaft cluster of its own (replication factor 3, min.insync.replicas 2) under steady HTTP load:
  * one broker stopped and started again, then the broker leading the partition of a loaded session. The cluster stays
  * writable throughout, so acknowledged messages keep coming while a broker is down.
  */
 describe('fault: brokers of a three-broker cluster stopped one at a time under load (own cluster instance)', () => {
-  const stack = new FaultStack(`fault-cluster-${process.pid}`, {
-    kafka: 19_110,
-    controller: 19_113,
-    mongo: 19_116,
-    brokers: 3,
-  });
-  const prefix = unique('fc').replace(/-/g, '_');
-  const database = prefix.slice(0, 60);
-  const topics = topicNames(prefix);
+  const run = new FaultRun('fault-cluster', 'fc', { kafka: 19_110, controller: 19_113, mongo: 19_116, brokers: 3 });
+  const { stack, topics, groups } = run;
   const services: Record<'compaction' | 'session', RunningService> = {} as never;
-  let env: Record<string, string>;
-  let samples: HealthSample[] = [];
   const config = { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };
-  const groups = { compaction: `${prefix}.compaction`, session: `${prefix}.session-projector` };
 
   beforeAll(async () => {
-    await stack.up();
-    env = {
-      KAFKA_BROKERS: stack.brokers.join(','),
-      MONGODB_URI: withDatabase(stack.mongoUri, database),
-      TOPIC_PREFIX: prefix,
-      KAFKA_SEND_TIMEOUT_MS: '3000',
-      AUTH_MODE: 'none',
-      RATE_LIMIT_REQUESTS: '0',
-    };
-    await stack.topics(prefix);
+    await run.up({ KAFKA_SEND_TIMEOUT_MS: '3000' });
     [services.compaction, services.session] = await Promise.all([
-      startService('compaction-service', env, 90_000),
-      startService('session-service', env, 90_000),
+      run.start('compaction-service'),
+      run.start('session-service'),
     ]);
   }, 300_000);
 
-  afterAll(async () => {
-    await Promise.all(Object.values(services).map((s) => s?.stop().catch(() => undefined)));
-    dumpOutputs('fault-cluster', {
-      ...Object.fromEntries(Object.entries(services).map(([n, s]) => [n, s.output()])),
-      health: samples.map((s) => JSON.stringify(s)).join('\n'),
-    });
-    if (env) await dropDatabase(env.MONGODB_URI!, database).catch(() => undefined);
-    await stack.down();
-  }, 180_000);
+  afterAll(() => run.down(), 180_000);
 
   it('nothing acknowledged is lost or doubled, writes go on while a broker is down, the consumers keep up', async () => {
     const kafka = stack.kafka('fault-cluster');
@@ -130,7 +76,7 @@ describe('fault: brokers of a three-broker cluster stopped one at a time under l
       ],
       kafka,
     ).start();
-    samples = watch.samples;
+    run.keep('health', () => watch.samples.map((s) => JSON.stringify(s)).join('\n'));
     await load.start(config);
     await sleep(4000);
 
@@ -177,26 +123,14 @@ describe('fault: brokers of a three-broker cluster stopped one at a time under l
     for (const o of outages) expect(o.acked).toBeGreaterThan(0);
 
     const records = await readTopic(kafka, topics.sessionEvents);
-    const log = records.map((r) => r.event);
-    let stored = 0;
-    for (const s of sessions) {
-      const res = await fetch(`${services.session.url}/v1/sessions/${s.id}/history?view=full`);
-      const body = (await res.json()) as { messages: unknown[] };
-      const acked = load.acked.get(s.id)!;
-      if (!equal(body.messages, acked)) console.log(missingReport(s.id, acked, body.messages, records));
-      expect(body.messages).toEqual(acked);
-      stored += body.messages.length;
-    }
+    const ids = sessions.map((s) => s.id);
+    const stored = await expectAcknowledgedServed(services.session.url, ids, load, records);
     const blockEvents = (await readTopic(kafka, topics.blocks)).map((r) => r.event);
-    let blocks = 0;
-    for (const s of sessions) {
-      const expected = (await referenceBlocks(log.filter((e) => e.sessionId === s.id))).map((b) => b.id);
-      const emitted = blockEvents
-        .filter((e) => e.sessionId === s.id && e.type === 'block.created')
-        .map((e) => (e.data as { block: { id: string } }).block.id);
-      expect([...new Set(emitted)]).toEqual(expected);
-      blocks += expected.length;
-    }
+    const blocks = await expectReferenceBlocks(
+      ids,
+      records.map((r) => r.event),
+      blockEvents,
+    );
     expect(blocks).toBeGreaterThan(0);
 
     for (const name of ['compaction', 'session'] as const) {

@@ -1,13 +1,12 @@
 import type { CompactionBlock } from '@ctxledger/context-engine';
-import { createEvent, topicNames, type AnyEvent } from '@ctxledger/contracts';
+import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import { readTopic } from '../support/kafka-helpers';
-import { FaultStack, withDatabase } from '../support/fault/fault-stack';
+import { FaultRun } from '../support/fault/fault-run';
 import { referenceBlocks } from '../support/compaction-reference';
-import { dumpOutputs, quiescent, RestartableService } from '../support/fault/pipeline';
+import { quiescent, RestartableService } from '../support/fault/pipeline';
 import { faultSeed, SeededRandom } from '../support/fault/seeded-random';
-import { unique } from '../support/stack-settings';
 import { loadTranscripts } from '../support/transcripts';
-import { dropDatabase, readModelDocuments, runRebuild } from './session-harness';
+import { readModelDocuments, runRebuild } from './session-harness';
 
 const KILLS_PER_SERVICE = Number(process.env.FAULT_KILLS_PER_SERVICE ?? 2);
 const SERVICES = ['compaction-service', 'session-service', 'summarizer-service'] as const;
@@ -15,39 +14,22 @@ const SERVICES = ['compaction-service', 'session-service', 'summarizer-service']
 describe('fault: each service SIGKILLed at random points during a replay of many sessions (own stack instance)', () => {
   const seed = faultSeed();
   const random = new SeededRandom(seed);
-  const stack = new FaultStack(`fault-kills-${process.pid}`, { kafka: 19_692, controller: 19_693, mongo: 27_618 });
-  const prefix = unique('fk').replace(/-/g, '_');
-  const database = prefix.slice(0, 60);
-  const rebuiltDb = `${database.slice(0, 52)}_rebuilt`;
-  const topics = topicNames(prefix);
+  const run = new FaultRun('fault-kills', 'fk', { kafka: 19_692, controller: 19_693, mongo: 27_618 });
+  const { stack, prefix, database, topics } = run;
+  const rebuiltDb = run.alsoDrop(`${database.slice(0, 52)}_rebuilt`);
   const services = new Map<string, RestartableService>();
-  let env: Record<string, string>;
 
   beforeAll(async () => {
-    await stack.up();
-    env = {
-      KAFKA_BROKERS: stack.brokers.join(','),
-      MONGODB_URI: withDatabase(stack.mongoUri, database),
-      TOPIC_PREFIX: prefix,
-      // Longer than a summarizer restart and its group's rebalance; a timeout is in the log, so it replays the same.
-      SUMMARY_TIMEOUT_MS: '30000',
-      AUTH_MODE: 'none',
-      RATE_LIMIT_REQUESTS: '0',
-    };
-    await stack.topics(prefix);
-    for (const name of SERVICES) services.set(name, new RestartableService(name, env));
+    // Longer than a summarizer restart and its group's rebalance; a timeout is in the log, so it replays the same.
+    await run.up({ SUMMARY_TIMEOUT_MS: '30000' });
+    for (const name of SERVICES) {
+      services.set(name, new RestartableService(name, run.env));
+      run.track(name, services.get(name)!);
+    }
     await Promise.all([...services.values()].map((s) => s.start()));
   }, 240_000);
 
-  afterAll(async () => {
-    await Promise.all([...services.values()].map((s) => s.stop().catch(() => undefined)));
-    dumpOutputs('fault-kills', Object.fromEntries([...services].map(([n, s]) => [n, s.output()])));
-    if (env) {
-      await dropDatabase(env.MONGODB_URI!, database).catch(() => undefined);
-      await dropDatabase(env.MONGODB_URI!, rebuiltDb).catch(() => undefined);
-    }
-    await stack.down();
-  }, 120_000);
+  afterAll(() => run.down(), 120_000);
 
   it('the final projections equal a run without faults: nothing lost, nothing duplicated', async () => {
     const started = Date.now();
@@ -199,9 +181,9 @@ describe('fault: each service SIGKILLed at random points during a replay of many
 
     // 3. The read model: the documents the faulty run left equal those of a fault-free projector run (the rebuild
     //    replays both topics into an empty database with the projector's own code).
-    await runRebuild(env, rebuiltDb);
-    const live = await readModelDocuments(env.MONGODB_URI!, database);
-    const rebuilt = await readModelDocuments(env.MONGODB_URI!, rebuiltDb);
+    await runRebuild(run.env, rebuiltDb);
+    const live = await readModelDocuments(run.env.MONGODB_URI!, database);
+    const rebuilt = await readModelDocuments(run.env.MONGODB_URI!, rebuiltDb);
     expect(live).toEqual(rebuilt);
     expect(live.session_messages).toHaveLength(total - sessions.length);
 

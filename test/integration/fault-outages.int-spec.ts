@@ -1,14 +1,13 @@
-import { createEvent, topicNames, type AnyEvent } from '@ctxledger/contracts';
+import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import type { ChatMessage } from '@ctxledger/context-engine';
 import { readTopic } from '../support/kafka-helpers';
-import { FaultStack, withDatabase } from '../support/fault/fault-stack';
+import { FaultRun } from '../support/fault/fault-run';
 import { referenceBlocks } from '../support/compaction-reference';
-import { dumpOutputs, quiescent } from '../support/fault/pipeline';
+import { quiescent } from '../support/fault/pipeline';
 import { faultSeed, SeededRandom } from '../support/fault/seeded-random';
-import { startService, type RunningService } from '../support/service-process';
-import { unique } from '../support/stack-settings';
+import type { RunningService } from '../support/service-process';
 import { loadTranscripts, type Transcript } from '../support/transcripts';
-import { dropDatabase, readModelDocuments, runRebuild } from './session-harness';
+import { readModelDocuments, runRebuild } from './session-harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -72,13 +71,10 @@ const total = (writers: readonly Writer[], status: number) =>
 describe('fault: the broker and the MongoDB-wire server stopped and restarted (own stack instance)', () => {
   const seed = faultSeed();
   const random = new SeededRandom(seed + 1);
-  const stack = new FaultStack(`fault-outages-${process.pid}`, { kafka: 19_792, controller: 19_793, mongo: 27_718 });
-  const prefix = unique('fo').replace(/-/g, '_');
-  const database = prefix.slice(0, 60);
-  const rebuiltDb = `${database.slice(0, 52)}_rebuilt`;
-  const topics = topicNames(prefix);
+  const run = new FaultRun('fault-outages', 'fo', { kafka: 19_792, controller: 19_793, mongo: 27_718 });
+  const { stack, prefix, database, topics } = run;
+  const rebuiltDb = run.alsoDrop(`${database.slice(0, 52)}_rebuilt`);
   const services: Record<string, RunningService> = {};
-  let env: Record<string, string>;
   const transcripts = loadTranscripts();
   const pick = (prefixOfId: string): Transcript => transcripts.find((t) => t.id.startsWith(prefixOfId))!;
   const config = { provider: 'anthropic', contextWindow: 16_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };
@@ -90,32 +86,15 @@ describe('fault: the broker and the MongoDB-wire server stopped and restarted (o
   };
 
   beforeAll(async () => {
-    await stack.up();
-    env = {
-      KAFKA_BROKERS: stack.brokers.join(','),
-      MONGODB_URI: withDatabase(stack.mongoUri, database),
-      TOPIC_PREFIX: prefix,
-      KAFKA_SEND_TIMEOUT_MS: '2000',
-      AUTH_MODE: 'none',
-      RATE_LIMIT_REQUESTS: '0',
-    };
-    await stack.topics(prefix);
+    await run.up({ KAFKA_SEND_TIMEOUT_MS: '2000' });
     [services.compaction, services.session] = await Promise.all([
-      startService('compaction-service', env, 90_000),
-      startService('session-service', env, 90_000),
+      run.start('compaction-service'),
+      run.start('session-service'),
     ]);
     console.log(`fault-outages: seed ${seed} (FAULT_SEED)`);
   }, 240_000);
 
-  afterAll(async () => {
-    await Promise.all(Object.values(services).map((s) => s.stop().catch(() => undefined)));
-    dumpOutputs('fault-outages', Object.fromEntries(Object.entries(services).map(([n, s]) => [n, s.output()])));
-    if (env) {
-      await dropDatabase(env.MONGODB_URI!, database).catch(() => undefined);
-      await dropDatabase(env.MONGODB_URI!, rebuiltDb).catch(() => undefined);
-    }
-    await stack.down();
-  }, 120_000);
+  afterAll(() => run.down(), 120_000);
 
   const groups = () =>
     [
@@ -262,9 +241,9 @@ describe('fault: the broker and the MongoDB-wire server stopped and restarted (o
       expect(full.body.messages).toEqual(s.messages);
     }
     // No position skipped or doubled, and the documents equal a fault-free projection of the same topics.
-    await runRebuild(env, rebuiltDb);
-    const live = await readModelDocuments(env.MONGODB_URI!, database);
-    expect(live).toEqual(await readModelDocuments(env.MONGODB_URI!, rebuiltDb));
+    await runRebuild(run.env, rebuiltDb);
+    const live = await readModelDocuments(run.env.MONGODB_URI!, database);
+    expect(live).toEqual(await readModelDocuments(run.env.MONGODB_URI!, rebuiltDb));
     for (const s of sessions) {
       const positions = live
         .session_messages!.filter((m: any) => m.sessionId === s.id)

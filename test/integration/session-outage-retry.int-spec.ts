@@ -1,10 +1,7 @@
-import { topicNames } from '@ctxledger/contracts';
-import { FaultStack, withDatabase } from '../support/fault/fault-stack';
-import { dumpOutputs, quiescent } from '../support/fault/pipeline';
+import { FaultRun } from '../support/fault/fault-run';
+import { quiescent } from '../support/fault/pipeline';
 import { readTopic } from '../support/kafka-helpers';
-import { startService, type RunningService } from '../support/service-process';
-import { unique } from '../support/stack-settings';
-import { dropDatabase } from './session-harness';
+import type { RunningService } from '../support/service-process';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -92,36 +89,20 @@ class RuleFollowingWriter {
 describe('session service: writes during a broker outage have an unknown outcome, and the retry rule stores each once (own stack instance)', () => {
   // Ports of this test's own stack instance, next to the ones the run was given (machines are shared).
   const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092) + 400;
-  const stack = new FaultStack(`outage-retry-${process.pid}`, {
+  const run = new FaultRun('session-outage-retry', 'or', {
     kafka: kafkaPort,
     controller: kafkaPort + 1,
     mongo: Number(process.env.MONGO_PORT ?? 27017) + 400,
   });
-  const prefix = unique('or').replace(/-/g, '_');
-  const database = prefix.slice(0, 60);
+  const { stack } = run;
   let session: RunningService | undefined;
-  let env: Record<string, string>;
 
   beforeAll(async () => {
-    await stack.up();
-    await stack.topics(prefix);
-    env = {
-      KAFKA_BROKERS: stack.brokers.join(','),
-      MONGODB_URI: withDatabase(stack.mongoUri, database),
-      TOPIC_PREFIX: prefix,
-      KAFKA_SEND_TIMEOUT_MS: '2000',
-      AUTH_MODE: 'none',
-      RATE_LIMIT_REQUESTS: '0',
-    };
-    session = await startService('session-service', env, 90_000);
+    await run.up({ KAFKA_SEND_TIMEOUT_MS: '2000' });
+    session = await run.start('session-service');
   }, 240_000);
 
-  afterAll(async () => {
-    await session?.stop().catch(() => undefined);
-    if (session) dumpOutputs('session-outage-retry', { session: session.output() });
-    if (env) await dropDatabase(env.MONGODB_URI!, database).catch(() => undefined);
-    await stack.down();
-  }, 120_000);
+  afterAll(() => run.down(), 120_000);
 
   it('four writers, 600 messages, the broker stopped for 20 s: every message stored exactly once', async () => {
     const writers = [0, 1, 2, 3].map((w) => {
@@ -148,8 +129,7 @@ describe('session service: writes during a broker outage have an unknown outcome
     await Promise.all([...writing, outage]);
 
     const kafka = stack.kafka('outage-retry');
-    const sessionEvents = topicNames(prefix).sessionEvents;
-    await quiescent(kafka, [[`${prefix}.session-projector`, sessionEvents]], 'the projector to catch up');
+    await quiescent(kafka, [[run.groups.session, run.topics.sessionEvents]], 'the projector to catch up');
     const histories = new Map<string, string[]>();
     for (const w of writers) {
       const res = await fetch(`${session!.url}/v1/sessions/${w.sessionId}/history?view=full`);
@@ -161,7 +141,7 @@ describe('session service: writes during a broker outage have an unknown outcome
     }
     const stored = [...histories.values()].flat();
     // The log: appends whose try was answered 503 and was written all the same (deduplicated by the projection).
-    const log = (await readTopic(kafka, sessionEvents)).filter((r) => r.event.type === 'message.appended');
+    const log = (await readTopic(kafka, run.topics.sessionEvents)).filter((r) => r.event.type === 'message.appended');
     const distinct = new Set(
       log.map((r) => `${r.event.sessionId}/${(r.event.data as { clientMessageId?: string }).clientMessageId}`),
     );

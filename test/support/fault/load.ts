@@ -174,18 +174,22 @@ export class HealthWatch {
 }
 
 /**
- * The samples at which a service answered 200 while the broker said its consumer group had no member, in runs of
- * at least `run` consecutive samples (a single one may be a rebalance caught between two answers).
+ * The samples at which a service answered 200 while the broker said its consumer group had no member, in runs
+ * lasting at least `minMs`. A consumer rejoining after its coordinator moved (a broker stopped) is running for
+ * kafkajs while the group is briefly empty, which takes a few seconds on a loaded machine and is no fault; a
+ * consumer gone for good (what the check is for) leaves a run that never ends.
  */
-export function healthyWithoutConsumer(samples: readonly HealthSample[], run = 2): HealthSample[] {
+export function healthyWithoutConsumer(samples: readonly HealthSample[], minMs = 5000): HealthSample[] {
   const lies: HealthSample[] = [];
   let streak: HealthSample[] = [];
+  const flush = () => {
+    if (streak.length > 1 && streak[streak.length - 1]!.at - streak[0]!.at >= minMs) lies.push(...streak);
+    streak = [];
+  };
   for (const s of samples) {
-    if (s.status === 200 && s.group && s.group.members === 0) {
-      streak.push(s);
-      if (streak.length === run) lies.push(...streak);
-      else if (streak.length > run) lies.push(s);
-    } else streak = [];
+    if (s.status === 200 && s.group && s.group.members === 0) streak.push(s);
+    else flush();
   }
+  flush();
   return lies;
 }
