@@ -1,20 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { ChatMessage } from '@ctxledger/context-engine';
+import { sharedSessions, type SharedSession } from './shared-data';
 
-export interface Transcript {
-  readonly id: string;
-  readonly source: string;
-  readonly messages: ChatMessage[];
-}
+export type Transcript = SharedSession;
 
 /** The developer transcripts of ../shared/data (one session per line). */
 export function loadTranscripts(): Transcript[] {
-  const file = resolve(__dirname, '../../../shared/data/sessions.jsonl');
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as Transcript);
+  return sharedSessions();
 }
 
 export function transcript(idPrefix: string): Transcript {

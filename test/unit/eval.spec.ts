@@ -12,9 +12,10 @@ import {
   type RetentionReport,
 } from '../../tools/eval/retention';
 
+import { SHARED_DATA_FILE, sharedDataText } from '../support/shared-data';
+
 const root = resolve(__dirname, '../..');
-// The developer transcripts sit beside the repository (as in CI); a missing file fails the suite, never skips it.
-const DATA = resolve(root, '../shared/data/sessions.jsonl');
+const DATA = SHARED_DATA_FILE;
 
 const call = (id: string, name: string, args: Record<string, unknown>, content = ''): ChatMessage => ({
   role: 'assistant',
@@ -95,7 +96,7 @@ describe('eval: future-use retention', () => {
   });
 
   describe('on ../shared/data/sessions.jsonl', () => {
-    const text = readFileSync(DATA, 'utf8');
+    const text = sharedDataText();
     const reports = new Map<number, RetentionReport>();
     const at = (ratio: number): RetentionReport => {
       if (!reports.has(ratio)) reports.set(ratio, evaluateText(text, { budgetRatio: ratio }));

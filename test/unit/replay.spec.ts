@@ -29,11 +29,10 @@ import {
   type ReplayReport,
 } from '../../tools/replay/replay';
 import { costTable } from '../../tools/replay/table';
+import { sharedDataText } from '../support/shared-data';
 
 const root = resolve(__dirname, '../..');
-// The developer transcripts sit beside the repository (as in CI); a missing file fails the suite, never skips it.
-const DATA = resolve(root, '../shared/data/sessions.jsonl');
-const data = readFileSync(DATA, 'utf8');
+const data = sharedDataText();
 
 describe('replay on ../shared/data/sessions.jsonl', () => {
   const reports = new Map<number, ReplayReport>();

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { sharedSessions } from '../../../../test/support/shared-data';
 import type { ChatMessage, ToolCall } from '../model/message';
 import { findToolPairViolations } from '../repair';
 import {
@@ -281,10 +281,7 @@ describe('render properties', () => {
 });
 
 describe('real transcripts (shared/data)', () => {
-  const sessions = readFileSync(`${__dirname}/../../../../../shared/data/sessions.jsonl`, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { id: string; messages: ChatMessage[] });
+  const sessions = sharedSessions();
 
   it('every session renders to valid Anthropic turns (pending calls aside) with all arguments parsed', () => {
     for (const s of sessions) {

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { sharedSessions } from '../../../../test/support/shared-data';
 import type { ChatMessage, ToolCall } from '../model/message';
 import { SYNTHETIC_TOOL_RESULT, findToolPairViolations, repairToolPairs, resolveToolResultCallIds } from './index';
 
@@ -300,11 +300,7 @@ describe('repairToolPairs properties', () => {
 });
 
 describe('real transcripts (shared/data)', () => {
-  const path = `${__dirname}/../../../../../shared/data/sessions.jsonl`;
-  const sessions = readFileSync(path, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { id: string; messages: ChatMessage[] });
+  const sessions = sharedSessions();
 
   it('finds only the 18 unanswered calls the data README lists, 17 of them still pending at the end', () => {
     const all = sessions.flatMap((s) => findToolPairViolations(s.messages));
