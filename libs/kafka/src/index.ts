@@ -8,3 +8,5 @@ export * from './transport/kafka-event.context';
 export * from './transport/kafka-event.transport';
 export * from './transport/partition-guard';
 export * from './transport/consumer-status';
+export * from './transport/group-lag';
+export * from './backoff';

@@ -1,7 +1,7 @@
 import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Kafka } from 'kafkajs';
-import { KAFKA_CLIENT, KAFKA_SETTINGS, type KafkaSettings } from '@ctxledger/kafka';
+import { committedOffsets, KAFKA_CLIENT, KAFKA_SETTINGS, type KafkaSettings } from '@ctxledger/kafka';
 import { ProjectorOnlyModule, SESSION_SERVICE } from '../app.module';
 import { projectorTransport } from '../projector/projector-transport';
 import { ReadModelStore } from '../read-models/read-model.store';
@@ -79,11 +79,7 @@ export async function rebuildProjections(options: RebuildOptions): Promise<void>
     await app.startAllMicroservices();
     const deadline = Date.now() + options.timeoutMs;
     for (;;) {
-      const committed = new Map<string, bigint>();
-      for (const topic of topics) {
-        const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
-        for (const p of offsets?.partitions ?? []) committed.set(`${topic}:${p.partition}`, BigInt(p.offset));
-      }
+      const committed = await committedOffsets(admin, groupId, topics);
       const behind = [...ends].filter(([tp, end]) => (committed.get(tp) ?? -1n) < end);
       if (behind.length === 0) break;
       if (Date.now() > deadline)

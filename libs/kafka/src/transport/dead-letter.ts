@@ -1,4 +1,7 @@
-import { encodeEvent, LIMITS, type EventEnvelope } from '@ctxledger/contracts';
+import type { Logger } from '@nestjs/common';
+import type { KafkaMessage, Producer } from 'kafkajs';
+import { createEvent, encodeEvent, ID_PATTERN, LIMITS, type EventEnvelope } from '@ctxledger/contracts';
+import { CORRELATION_HEADER, runWithCorrelation, type Correlation } from '@ctxledger/observability';
 
 type DeadLetter = EventEnvelope<'event.dead-lettered'>;
 
@@ -31,4 +34,52 @@ export function encodeDeadLetter(event: DeadLetter, value: Buffer | null): strin
   const code = text.charCodeAt(fits - 1);
   if (fits > 0 && code >= 0xd800 && code <= 0xdbff) fits--;
   return encodeEvent(cut(text.slice(0, fits)));
+}
+
+/**
+ * Publishes what a consumer could never process to the dead-letter topic, with the reason and the record whole
+ * (encodeDeadLetter). Event ids are deterministic per consumer and record, so a redelivery does not double them.
+ */
+export class DeadLetterPublisher {
+  constructor(
+    private readonly producer: () => Producer,
+    private readonly deadLetterTopic: string,
+    /** Names the consumer in the events. */
+    private readonly consumerName: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async publish(
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    reason: string,
+    correlation: Correlation,
+  ): Promise<void> {
+    const key = message.key?.toString();
+    const sessionId = key && ID_PATTERN.test(key) && key.length <= 200 ? key : 'unknown';
+    const event = createEvent('event.dead-lettered', sessionId, {
+      sourceTopic: topic,
+      partition,
+      offset: message.offset,
+      ...(key !== undefined && { key: key.slice(0, 1000) }),
+      reason: reason.slice(0, 2000),
+      consumer: this.consumerName,
+      payload: '', // the value, whole if the event can carry it (encodeDeadLetter)
+    });
+    const eventId = `dlq:${this.consumerName}:${topic}/${partition}/${message.offset}`;
+    await this.producer().send({
+      topic: this.deadLetterTopic,
+      messages: [
+        {
+          key: sessionId,
+          value: encodeDeadLetter({ ...event, eventId }, message.value),
+          headers: { [CORRELATION_HEADER]: correlation.correlationId },
+        },
+      ],
+    });
+    runWithCorrelation(correlation, () =>
+      this.logger.warn(`dead-lettered ${topic}[${partition}]@${message.offset}: ${reason}`),
+    );
+  }
 }

@@ -1,22 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
-import {
-  type Admin,
-  type Consumer,
-  type EachBatchPayload,
-  type Kafka,
-  type KafkaMessage,
-  type Producer,
-} from 'kafkajs';
+import { type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import { lastValueFrom } from 'rxjs';
-import {
-  createEvent,
-  decodeEvent,
-  ID_PATTERN,
-  type AnyEvent,
-  type StreamName,
-  type TopicNames,
-} from '@ctxledger/contracts';
+import { decodeEvent, ID_PATTERN, type AnyEvent, type StreamName, type TopicNames } from '@ctxledger/contracts';
 import {
   CORRELATION_HEADER,
   correlationIdOfRecord,
@@ -24,7 +10,10 @@ import {
   type Correlation,
 } from '@ctxledger/observability';
 import { batchPattern, errorMessage, isPoison, KafkaEventContext, type KafkaEventBatch } from './kafka-event.context';
-import { encodeDeadLetter } from './dead-letter';
+import { DeadLetterPublisher } from './dead-letter';
+import { GroupLagProbe } from './group-lag';
+import { ReplayTracker, topicPartition } from './replay-tracker';
+import { backoffDelay, sleep, type Backoff } from '../backoff';
 import { producerConfig } from '../producer-config';
 import { forwardedValue, keyPartition } from './partition-guard';
 import {
@@ -57,9 +46,9 @@ export interface KafkaEventTransportOptions {
   /** A member that stops heart-beating (killed) leaves the group after this long (kafkajs default: 30 s). */
   readonly sessionTimeoutMs?: number;
   /** Backoff of transient handler failures: doubles from `initial` up to `max`, with jitter. */
-  readonly retryBackoffMs?: { readonly initial: number; readonly max: number };
+  readonly retryBackoffMs?: Backoff;
   /** Backoff of the consumer's restarts after a crash: doubles from `initial` up to `max`, with jitter. */
-  readonly restartBackoffMs?: { readonly initial: number; readonly max: number };
+  readonly restartBackoffMs?: Backoff;
   /** Called with each record's outcome (metrics). */
   readonly onOutcome?: (topic: string, outcome: ConsumeOutcome) => void;
   /** Called once at start with the group and a probe of its lag by topic (metrics measure it at scrape time). */
@@ -128,22 +117,33 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private producer?: Producer;
   private readonly streamOfTopic: Map<string, StreamName>;
   private closing = false;
-  /** `topic:partition` → the committed offset at assignment: records below it are replays. */
-  private readonly replayUntil = new Map<string, bigint>();
-  private assigned = new Set<string>();
+  private readonly replay: ReplayTracker;
+  private readonly deadLetters: DeadLetterPublisher;
+  private readonly lagProbe: GroupLagProbe;
   /** Settles when the seeks of the latest assignment are done; batches wait for it. */
   private assignmentReady: Promise<void> = Promise.resolve();
   /** Partition counts of the topics, read at start. */
   private readonly partitionCounts = new Map<string, number>();
   private heartbeatIntervalMs = 1000;
-  /** Admin client of the lag probe, connected on first use. */
-  private lagAdmin?: Promise<Admin>;
   /** Handlers by event pattern, looked up once (Nest's lookup JSON-parses the pattern and throws for a plain one). */
   private readonly handlerOfPattern = new Map<string, MessageHandler | null>();
 
   constructor(private readonly options: KafkaEventTransportOptions) {
     super();
     this.streamOfTopic = new Map(options.streams.map((s) => [options.topics[s], s]));
+    const { kafka, groupId, topics } = options;
+    this.replay = new ReplayTracker(kafka, groupId, new Set((options.replayOnAssignment ?? []).map((s) => topics[s])));
+    this.deadLetters = new DeadLetterPublisher(
+      () => this.producer!,
+      topics.deadLetter,
+      options.consumerName,
+      this.logger,
+    );
+    this.lagProbe = new GroupLagProbe(
+      kafka,
+      groupId,
+      options.streams.map((s) => topics[s]),
+    );
   }
 
   listen(callback: (error?: unknown) => void): void {
@@ -165,20 +165,12 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     // kafkajs waits for the running batches to finish (and their commits) before it disconnects.
     await this.consumer?.disconnect();
     await this.producer?.disconnect();
-    await this.lagAdmin?.then((a) => a.disconnect()).catch(() => undefined);
+    await this.lagProbe.close();
   }
 
-  /**
-   * The group's lag by topic: high watermark − committed offset, summed over partitions (from the low
-   * watermark where the group has committed nothing yet). Counts records that are not committed, so a
-   * partition stuck on a retried record, or a consumer that is not running, shows a growing lag.
-   */
-  async lag(): Promise<Record<string, number>> {
-    const lag: Record<string, number> = {};
-    for (const [topic, partitions] of await this.partitionLag()) {
-      lag[topic] = Number([...partitions.values()].reduce((a, b) => a + b, 0n));
-    }
-    return lag;
+  /** The group's lag by topic (GroupLagProbe): records not committed, summed over partitions. */
+  lag(): Promise<Record<string, number>> {
+    return this.lagProbe.byTopic();
   }
 
   /** The consumer's state as the transport knows it (no request to the broker). */
@@ -200,9 +192,9 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     const status = this.consumerStatus();
     if (this.consumerState !== 'running') return status;
     const now = Date.now();
-    const quiet = [...this.assigned].filter((tp) => now - (this.progressAt.get(tp) ?? now) > stallMs);
+    const quiet = [...this.replay.assigned].filter((tp) => now - (this.progressAt.get(tp) ?? now) > stallMs);
     if (quiet.length === 0) return status;
-    const lag = await this.partitionLag();
+    const lag = await this.lagProbe.byPartition();
     const stalled = quiet.filter((tp) => {
       const at = tp.lastIndexOf(':');
       return (lag.get(tp.slice(0, at))?.get(Number(tp.slice(at + 1))) ?? 0n) > 0n;
@@ -213,41 +205,6 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
           ...status,
           stalled: stalled.map((tp) => `${tp.slice(0, tp.lastIndexOf(':'))}[${tp.slice(tp.lastIndexOf(':') + 1)}]`),
         };
-  }
-
-  /** Records not committed by the group, by topic and partition. */
-  private async partitionLag(): Promise<Map<string, Map<number, bigint>>> {
-    const { kafka, groupId, streams, topics } = this.options;
-    this.lagAdmin ??= (async () => {
-      const admin = kafka.admin();
-      await admin.connect();
-      return admin;
-    })();
-    try {
-      const admin = await this.lagAdmin;
-      const lag = new Map<string, Map<number, bigint>>();
-      for (const topic of streams.map((s) => topics[s])) {
-        const [watermarks, [committed]] = await Promise.all([
-          admin.fetchTopicOffsets(topic),
-          admin.fetchOffsets({ groupId, topics: [topic] }),
-        ]);
-        const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
-        const behind = new Map<number, bigint>();
-        for (const w of watermarks) {
-          const at = done.get(w.partition) ?? -1n;
-          const from = at < 0n ? BigInt(w.low) : at;
-          behind.set(w.partition, BigInt(w.high) > from ? BigInt(w.high) - from : 0n);
-        }
-        lag.set(topic, behind);
-      }
-      return lag;
-    } catch (error) {
-      // Reconnect on the next probe.
-      const failed = this.lagAdmin;
-      this.lagAdmin = undefined;
-      await failed?.then((a) => a.disconnect()).catch(() => undefined);
-      throw error;
-    }
   }
 
   override addHandler(...args: Parameters<Server['addHandler']>): void {
@@ -305,7 +262,8 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
       const now = Date.now();
       for (const [t, ps] of Object.entries(payload.memberAssignment)) {
-        for (const p of ps) if (!this.assigned.has(`${t}:${p}`)) this.progressAt.set(`${t}:${p}`, now);
+        for (const p of ps)
+          if (!this.replay.assigned.has(topicPartition(t, p))) this.progressAt.set(topicPartition(t, p), now);
       }
       this.options.onAssigned?.(payload.memberAssignment, this.partitionCounts);
       confirmed();
@@ -354,13 +312,12 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
    * The new one starts from the committed offsets; the partitions it gets are fresh (replayed where configured).
    */
   private async restartAfterCrash(): Promise<void> {
-    const { initial, max } = this.options.restartBackoffMs ?? { initial: 500, max: 5000 };
+    const backoff = this.options.restartBackoffMs ?? { initial: 500, max: 5000 };
     for (let attempt = 1; !this.closing; attempt++) {
-      await new Promise((r) => setTimeout(r, Math.min(max, initial * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2)));
+      await sleep(backoffDelay(attempt, backoff));
       if (this.closing) return;
       await this.consumer?.disconnect().catch(() => undefined);
-      this.assigned = new Set();
-      this.replayUntil.clear();
+      this.replay.reset();
       this.progressAt.clear();
       this.options.onAssigned?.({}, this.partitionCounts);
       try {
@@ -388,58 +345,19 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private async prepareReplayWithRetry(assignment: Record<string, number[]>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.prepareReplay(assignment);
+        return await this.replay.prepare(
+          assignment,
+          (topic, partition, offset) => this.consumer!.seek({ topic, partition, offset }),
+          (line) => this.logger.log(line),
+        );
       } catch (error) {
         if (this.closing || attempt >= 10) {
           this.logger.error(`could not prepare the replay of the assigned partitions: ${errorMessage(error)}`);
           throw error;
         }
         this.logger.warn(`preparing the replay failed (${errorMessage(error)}); attempt ${attempt + 1} follows`);
-        await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** attempt)));
+        await sleep(backoffDelay(attempt + 1, { initial: 200, max: 5000 }));
       }
-    }
-  }
-
-  /**
-   * For the replayed streams: remembers the committed offset of each newly assigned partition and seeks it
-   * back to its first offset. Batches fetched before the seek are stale and dropped (kafkajs refetches).
-   */
-  private async prepareReplay(assignment: Record<string, number[]>): Promise<void> {
-    const now = new Set(Object.entries(assignment).flatMap(([t, ps]) => ps.map((p) => `${t}:${p}`)));
-    const fresh = [...now].filter((tp) => !this.assigned.has(tp));
-    for (const tp of this.replayUntil.keys()) if (!now.has(tp)) this.replayUntil.delete(tp);
-    const replayTopics = new Set((this.options.replayOnAssignment ?? []).map((s) => this.options.topics[s]));
-    const toReplay = fresh.filter((tp) => replayTopics.has(tp.slice(0, tp.lastIndexOf(':'))));
-    if (toReplay.length === 0) {
-      this.assigned = now;
-      return;
-    }
-
-    const admin = this.options.kafka.admin();
-    await admin.connect();
-    try {
-      for (const topic of replayTopics) {
-        const partitions = toReplay
-          .filter((tp) => tp.startsWith(`${topic}:`))
-          .map((tp) => Number(tp.slice(topic.length + 1)));
-        if (partitions.length === 0) continue;
-        const [committed] = await admin.fetchOffsets({ groupId: this.options.groupId, topics: [topic] });
-        const watermarks = await admin.fetchTopicOffsets(topic);
-        for (const partition of partitions) {
-          const offset = committed.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
-          const low = watermarks.find((w) => w.partition === partition)?.low ?? '0';
-          const until = offset === '-1' ? 0n : BigInt(offset);
-          this.replayUntil.set(`${topic}:${partition}`, until);
-          if (until > BigInt(low)) {
-            this.logger.log(`replaying ${topic}[${partition}] from ${low} to ${until} to rebuild state`);
-            this.consumer!.seek({ topic, partition, offset: low });
-          }
-        }
-      }
-      // Only now: a failed attempt must find these partitions still "fresh" when it is retried.
-      this.assigned = now;
-    } finally {
-      await admin.disconnect();
     }
   }
 
@@ -466,7 +384,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     if (count === undefined || key === undefined || key.length === 0) return false;
     const proper = keyPartition(topic, key, count);
     if (proper === partition) return false;
-    if (this.options.partitionGuard?.forward && !this.isReplay(topic, partition, message.offset)) {
+    if (this.options.partitionGuard?.forward && !this.replay.isReplay(topic, partition, message.offset)) {
       await this.producer!.send({
         topic,
         messages: [
@@ -486,11 +404,6 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       this.options.onOutcome?.(topic, 'misplaced');
     }
     return true;
-  }
-
-  private isReplay(topic: string, partition: number, offset: string): boolean {
-    const until = this.replayUntil.get(`${topic}:${partition}`);
-    return until !== undefined && BigInt(offset) < until;
   }
 
   private async handleBatch(payload: EachBatchPayload): Promise<void> {
@@ -567,7 +480,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   /** Returns false when the record was not handled (shutdown or rebalance): it must not be committed. */
   private async handleOne(payload: EachBatchPayload, stream: StreamName, message: KafkaMessage): Promise<boolean> {
     const { topic, partition } = payload.batch;
-    const replay = this.isReplay(topic, partition, message.offset);
+    const replay = this.replay.isReplay(topic, partition, message.offset);
     const decoded = decodeEvent(message.value, this.coordinates(topic, partition, message), stream);
     if (!decoded.ok) {
       // A replayed record that is invalid was dead-lettered the first time round.
@@ -607,12 +520,12 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     context: KafkaEventContext,
     payload: EachBatchPayload,
   ): Promise<{ ok: boolean; value?: unknown }> {
-    const { initial, max } = this.options.retryBackoffMs ?? { initial: 200, max: 5000 };
+    const backoff = this.options.retryBackoffMs ?? { initial: 200, max: 5000 };
     // A handler may take longer than the session timeout (an LLM call): keep the membership alive meanwhile,
     // or the group would evict this consumer and hand the record to another one while it is still running.
     const beat = setInterval(() => void payload.heartbeat().catch(() => undefined), this.heartbeatIntervalMs);
     try {
-      return await this.attempt(handler, data, context, payload, initial, max);
+      return await this.attempt(handler, data, context, payload, backoff);
     } finally {
       clearInterval(beat);
     }
@@ -623,8 +536,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     data: unknown,
     context: KafkaEventContext,
     payload: EachBatchPayload,
-    initial: number,
-    max: number,
+    backoff: Backoff,
   ): Promise<{ ok: boolean; value?: unknown }> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -634,45 +546,19 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       } catch (error) {
         if (isPoison(error)) throw error;
         if (this.closing || !payload.isRunning() || payload.isStale()) return { ok: false };
-        const delay = Math.min(max, initial * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+        const delay = backoffDelay(attempt, backoff);
         this.logger.warn(
           `${context.getTopic()}[${context.getPartition()}]@${context.getOffset()}: attempt ${attempt} failed (${errorMessage(error)}); retrying in ${Math.round(delay)} ms`,
         );
         this.options.onOutcome?.(context.getTopic(), 'retried');
-        await new Promise((r) => setTimeout(r, delay));
+        await sleep(delay);
         await payload.heartbeat().catch(() => undefined);
       }
     }
   }
 
   private async deadLetter(topic: string, partition: number, message: KafkaMessage, reason: string): Promise<void> {
-    const key = message.key?.toString();
-    const sessionId = key && ID_PATTERN.test(key) && key.length <= 200 ? key : 'unknown';
-    const event = createEvent('event.dead-lettered', sessionId, {
-      sourceTopic: topic,
-      partition,
-      offset: message.offset,
-      ...(key !== undefined && { key: key.slice(0, 1000) }),
-      reason: reason.slice(0, 2000),
-      consumer: this.options.consumerName,
-      payload: '', // the value, whole if the event can carry it (encodeDeadLetter)
-    });
-    // Dead-letter event ids are deterministic per consumer and record, so a redelivery does not double them.
-    const eventId = `dlq:${this.options.consumerName}:${topic}/${partition}/${message.offset}`;
-    const correlation = this.correlationOf(topic, partition, message);
-    await this.producer!.send({
-      topic: this.options.topics.deadLetter,
-      messages: [
-        {
-          key: sessionId,
-          value: encodeDeadLetter({ ...event, eventId }, message.value),
-          headers: { [CORRELATION_HEADER]: correlation.correlationId },
-        },
-      ],
-    });
-    runWithCorrelation(correlation, () =>
-      this.logger.warn(`dead-lettered ${topic}[${partition}]@${message.offset}: ${reason}`),
-    );
+    await this.deadLetters.publish(topic, partition, message, reason, this.correlationOf(topic, partition, message));
     this.options.onOutcome?.(topic, 'dead-lettered');
   }
 
