@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { findBlock } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
 import type { SessionDocument } from '../read-models/sessions/session.document';
@@ -11,6 +12,15 @@ import { blockDetail, effectivePage, messagesPage, tokenSeries, type WireFormat 
 
 /** Sessions of a listed page whose stats are computed at once (each loads its messages through the cache). */
 const STATS_IN_FLIGHT = 4;
+/** Listed sessions whose summary is kept (a few hundred bytes each). */
+const MAX_CACHED_SUMMARIES = 10_000;
+
+/** A listed session's summary, valid while its projected offset and its block head are the same. */
+interface CachedSummary {
+  readonly lastOffset: number;
+  readonly blocksHead: number;
+  readonly summary: SessionSummaryDto;
+}
 
 /**
  * The read use cases of the session inspector (/ui): a tenant's sessions, pages of a session's originals and
@@ -19,6 +29,12 @@ const STATS_IN_FLIGHT = 4;
  */
 @Injectable()
 export class InspectorService {
+  /**
+   * Summaries by tenant and session: a listing recomputes a session's stats (which loads all its messages) only
+   * when the session got a message or a block event since (its last offset or block head moved).
+   */
+  private readonly summaries = new LRUCache<string, CachedSummary>({ max: MAX_CACHED_SUMMARIES });
+
   constructor(
     private readonly store: ReadModelStore,
     private readonly sessions: ProjectedSessions,
@@ -44,21 +60,16 @@ export class InspectorService {
   }
 
   private async summary(session: SessionDocument): Promise<SessionSummaryDto> {
-    const stats = statsView(await this.loadDocument(session));
-    return {
-      sessionId: session._id,
-      ...(session.config.provider !== undefined && { provider: session.config.provider }),
-      ...(session.config.model !== undefined && { model: session.config.model }),
-      messageCount: session.messageCount,
-      rawTokens: stats.rawTokens,
-      effectiveTokens: stats.effectiveTokens,
-      historyBudget: stats.historyBudget,
-      usageRatio: Number.isFinite(stats.usageRatio) ? Math.round(stats.usageRatio * 10_000) / 10_000 : -1,
-      fits: stats.fits,
-      blocks: stats.blocks,
-      createdAt: session.createdAt,
-      updatedAt: session.updatedAt,
-    };
+    const key = `${session.tenant}/${session._id}`;
+    const blocks = await this.blockCache.blocks(session.tenant, session._id);
+    const hit = this.summaries.get(key);
+    if (hit && hit.lastOffset === session.lastOffset && hit.blocksHead === blocks.head) return hit.summary;
+    const messages = await this.messageCache.messages(session._id, session.messageCount);
+    const summary = summaryOf(session, { session, messages, blocks: blocks.docs });
+    // A head that is not kept (NaN: read while a batch of the session was being handed over) is not keyed on.
+    if (Number.isNaN(blocks.head)) this.summaries.delete(key);
+    else this.summaries.set(key, { lastOffset: session.lastOffset, blocksHead: blocks.head, summary });
+    return summary;
   }
 
   async messages(tenant: string, sessionId: string, offset: number, limit: number) {
@@ -94,4 +105,23 @@ export class InspectorService {
     ]);
     return { session, messages, blocks: blocks.docs };
   }
+}
+
+/** A listed session: its numbers as `GET …/stats` answers them. */
+function summaryOf(session: SessionDocument, loaded: LoadedSession): SessionSummaryDto {
+  const stats = statsView(loaded);
+  return {
+    sessionId: session._id,
+    ...(session.config.provider !== undefined && { provider: session.config.provider }),
+    ...(session.config.model !== undefined && { model: session.config.model }),
+    messageCount: session.messageCount,
+    rawTokens: stats.rawTokens,
+    effectiveTokens: stats.effectiveTokens,
+    historyBudget: stats.historyBudget,
+    usageRatio: Number.isFinite(stats.usageRatio) ? Math.round(stats.usageRatio * 10_000) / 10_000 : -1,
+    fits: stats.fits,
+    blocks: stats.blocks,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+  };
 }
