@@ -379,6 +379,7 @@ describe('the session inspector (/ui) in a real browser, against the real stack'
 
   it('is operable by keyboard: tabs, the block ruler, the block list, messages and the report form', async () => {
     await page.goto(`${services.session!.url}/ui#/s/${sessionId}/timeline`);
+    await page.reload(); // a fresh page: the focus starts at the top
     await page.locator('.block-link').first().waitFor();
     await page.locator('ol.messages li').first().waitFor();
     /** What has the focus, and how wide its outline is drawn (0: none). Run in the page. */
@@ -557,7 +558,7 @@ describe('the session inspector (/ui) in a real browser, against the real stack'
     figures.bigTimelineLastPageMs = Date.now() - t;
     expect(await page.locator(`ol.messages li[data-position="${N - 1}"]`).textContent()).toContain(`message ${N - 1}:`);
     expect(await rows()).toBe(100);
-    await page.getByLabel('Position').fill('5432');
+    await page.getByRole('spinbutton', { name: 'Position' }).fill('5432');
     await page.getByRole('button', { name: 'Go' }).click();
     await page.locator('ol.messages li[data-position="5432"]').waitFor();
     expect(await page.locator('.pager-label').first().textContent()).toBe('5,401–5,500 of 10,000');
