@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page, type Response as PageResponse } from 'playwright-core';
 import { startService, type RunningService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
 import { transcript } from '../support/transcripts';
@@ -313,6 +313,14 @@ describe('the session inspector (/ui) in a real browser, against the real stack'
       .waitFor();
     await page.evaluate('window.notReloaded = true');
 
+    // What the page's held-open reads (GET …/stats?after=) answer from now on.
+    const answers: { status: number; messageCount?: number }[] = [];
+    const onResponse = async (res: PageResponse) => {
+      if (!/\/v1\/sessions\/[^/]+\/stats\?after=\d+/.test(res.url())) return;
+      answers.push({ status: res.status(), ...(res.ok() && { messageCount: (await res.json()).messageCount }) });
+    };
+    page.on('response', onResponse);
+
     // The agent goes on: a user turn and the assistant's reply, through the public API.
     const marker = unique('live');
     const started = Date.now();
@@ -334,6 +342,10 @@ describe('the session inspector (/ui) in a real browser, against the real stack'
       .locator('dl.facts dd', { hasText: (count + 2).toLocaleString('en-US') })
       .first()
       .waitFor();
+    await page.getByTestId('live-news').filter({ hasText: /\d+ new messages? at / }).waitFor();
+    // It came by the held-open read: one answered as soon as the messages were projected.
+    expect(answers).toContainEqual({ status: 200, messageCount: count + 2 });
+    page.off('response', onResponse);
     await shot('10-live');
   });
 

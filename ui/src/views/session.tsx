@@ -50,11 +50,22 @@ export function SessionView({ sessionId, tab, blockId }: { sessionId: string; ta
   // What the views depend on: a new message or a block created or reverted changes it.
   const s = stats.data;
   const version = s ? `${s.projectedOffset}/${s.blocks.total}/${s.blocks.active}/${s.blocks.pending}` : '';
-  const seen = useRef(version);
-  if (version !== seen.current) {
-    if (seen.current !== '') blocks.reload();
-    seen.current = version;
-  }
+  // A change reloads the blocks and is announced beside the Live switch (politely, for screen readers too).
+  const counts = useRef<{ messages: number; blocks: number } | undefined>(undefined);
+  const [news, setNews] = useState('');
+  useEffect(() => {
+    if (!s) return;
+    const before = counts.current;
+    counts.current = { messages: s.messageCount, blocks: s.blocks.total };
+    if (!before) return;
+    blocks.reload();
+    const plural = (n: number, what: string) => `${n.toLocaleString('en-US')} new ${what}${n === 1 ? '' : 's'}`;
+    const parts = [
+      ...(s.messageCount > before.messages ? [plural(s.messageCount - before.messages, 'message')] : []),
+      ...(s.blocks.total > before.blocks ? [plural(s.blocks.total - before.blocks, 'block')] : []),
+    ];
+    if (parts.length > 0) setNews(`${parts.join(', ')} at ${new Date().toLocaleTimeString('en-GB')}`);
+  }, [version]);
 
   const act = async (label: string, run: () => Promise<unknown>, describe: (body: any) => string) => {
     setBusy(true);
@@ -121,6 +132,9 @@ export function SessionView({ sessionId, tab, blockId }: { sessionId: string; ta
               <input type="checkbox" checked={live} onChange={(e) => setLive((e.target as HTMLInputElement).checked)} />{' '}
               Live
             </label>
+            <span class="muted live-news" aria-live="polite" data-testid="live-news">
+              {live ? news : 'paused'}
+            </span>
             <button
               type="button"
               disabled={busy}
