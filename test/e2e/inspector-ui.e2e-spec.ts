@@ -342,7 +342,10 @@ describe('the session inspector (/ui) in a real browser, against the real stack'
       .locator('dl.facts dd', { hasText: (count + 2).toLocaleString('en-US') })
       .first()
       .waitFor();
-    await page.getByTestId('live-news').filter({ hasText: /\d+ new messages? at / }).waitFor();
+    await page
+      .getByTestId('live-news')
+      .filter({ hasText: /\d+ new messages? at / })
+      .waitFor();
     // It came by the held-open read: one answered as soon as the messages were projected.
     expect(answers).toContainEqual({ status: 200, messageCount: count + 2 });
     page.off('response', onResponse);
