@@ -57,6 +57,25 @@ export function TimelineView({ sessionId, version, blocks, messageCount, blockId
     [sessionId, page.offset, version],
   );
   const rows = useMemo(() => timelineRows(messages.data?.messages ?? []), [messages.data]);
+  // A position jumped to: once its page is shown, its row is marked and takes the focus.
+  const [jumped, setJumped] = useState<{ at: number } | undefined>(undefined); // a new object per jump
+  const target = jumped?.at;
+  const focusTarget = useRef(false); // once per jump: a live reload afterwards leaves the focus where it is
+  const jump = (at: number) => {
+    focusTarget.current = true;
+    setJumped({ at });
+  };
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    if (!focusTarget.current || target === undefined || messages.data?.offset !== page.offset) return;
+    focusTarget.current = false;
+    const row = rows.find((r) => r.from <= target && target <= r.to);
+    const button = row && list.current?.querySelector<HTMLElement>(`li[data-position="${row.from}"] button.fold`);
+    if (button) {
+      button.focus();
+      button.scrollIntoView({ block: 'center' });
+    }
+  }, [rows, jumped]);
   const select = (id: string | undefined) => go(`/s/${enc(sessionId)}/timeline${id ? `/${enc(id)}` : ''}`);
   /** Closing the block gives the focus back to its entry in the block list. */
   const close = () => {
@@ -93,16 +112,30 @@ export function TimelineView({ sessionId, version, blocks, messageCount, blockId
       <div class="split">
         <section class="panel" aria-labelledby="messages-title">
           <h2 id="messages-title">Original messages</h2>
-          <Pager page={page} total={messageCount} onPage={setPageIndex} label="Message pages" jumpLabel="Position" />
+          <Pager
+            page={page}
+            total={messageCount}
+            onPage={setPageIndex}
+            label="Message pages"
+            jumpLabel="Position"
+            onJump={jump}
+          />
           <ErrorNote error={messages.error} />
           <ol
+            ref={list}
             class="messages"
             aria-busy={messages.loading}
             aria-label={`Original messages ${page.offset}–${Math.min(messageCount, page.offset + PAGE) - 1}`}
             onKeyDown={rovingKeydown('button.fold', 'vertical')}
           >
             {rows.map((row) => (
-              <MessageRow key={row.key} row={row} blocks={blocksOver(blocks, row.from, row.to)} sessionId={sessionId} />
+              <MessageRow
+                key={row.key}
+                row={row}
+                blocks={blocksOver(blocks, row.from, row.to)}
+                sessionId={sessionId}
+                target={target !== undefined && row.from <= target && target <= row.to}
+              />
             ))}
           </ol>
         </section>
@@ -175,7 +208,17 @@ function Ruler({
   );
 }
 
-function MessageRow({ row, blocks, sessionId }: { row: TimelineRow; blocks: BlockSummary[]; sessionId: string }) {
+function MessageRow({
+  row,
+  blocks,
+  sessionId,
+  target,
+}: {
+  row: TimelineRow;
+  blocks: BlockSummary[];
+  sessionId: string;
+  target: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const first = row.items[0]!;
   const where = row.from === row.to ? `#${row.from}` : `#${row.from}–${row.to}`;
@@ -186,7 +229,11 @@ function MessageRow({ row, blocks, sessionId }: { row: TimelineRow; blocks: Bloc
   const role = row.kind === 'tools' ? 'tool calls' : first.message.role;
   const hidden = blocks.some((b) => b.active);
   return (
-    <li class={`msg role-${first.message.role} ${hidden ? 'covered' : ''}`} data-position={row.from}>
+    <li
+      class={`msg role-${first.message.role} ${hidden ? 'covered' : ''} ${target ? 'target' : ''}`}
+      data-position={row.from}
+      aria-current={target ? 'location' : undefined}
+    >
       <div class="msg-head">
         <button type="button" class="fold" aria-expanded={open} onClick={() => setOpen(!open)}>
           <span class="pos">{where}</span>
