@@ -45,9 +45,11 @@ function setUp() {
       countDocuments: async () => sessions.size,
     },
   } as unknown as ReadModelStore;
+  const slow = new Map<string, Promise<void>>();
   const messageCache = {
     messages: async (id: string, count: number) => {
       loads.push(id);
+      await slow.get(id);
       return Array.from({ length: count }, (_, p) => message(id, p));
     },
   } as unknown as MessageCache;
@@ -55,7 +57,7 @@ function setUp() {
     blocks: async (_tenant: string, id: string) => ({ head: heads.get(id) ?? -1, docs: [] }),
   } as unknown as BlockCache;
   const service = new InspectorService(store, {} as ProjectedSessions, messageCache, blockCache);
-  return { service, sessions, heads, loads };
+  return { service, sessions, heads, loads, slow };
 }
 
 describe('InspectorService.list: the stats of listed sessions', () => {
@@ -79,7 +81,7 @@ describe('InspectorService.list: the stats of listed sessions', () => {
     expect(loads).toEqual(['a']);
     const a = second.sessions.find((s) => s.sessionId === 'a')!;
     expect(a.messageCount).toBe(11);
-    expect(a.rawTokens).toBeGreaterThan(first.sessions.find((s) => s.sessionId === 'a')!.rawTokens);
+    expect(a.rawTokens).toBeGreaterThan(first.sessions.find((s) => s.sessionId === 'a')!.rawTokens!);
 
     // A block event of b (its head moved, its offset did not): b is recomputed.
     loads.length = 0;
@@ -93,5 +95,40 @@ describe('InspectorService.list: the stats of listed sessions', () => {
     await service.list('t', undefined, 0, 20);
     await service.list('t', undefined, 0, 20);
     expect(loads).toEqual(['b', 'b']);
+  });
+});
+
+describe('InspectorService.list: a session whose stats take long', () => {
+  it('is listed at once as statsPending, its stats computed meanwhile and listed the next time', async () => {
+    const { service, sessions, loads, slow } = setUp();
+    service.listStatsWaitMs = 100;
+    sessions.set('big', doc('big', 30, 29));
+    sessions.set('small', doc('small', 2, 1));
+    let release!: () => void;
+    slow.set('big', new Promise<void>((r) => (release = r)));
+
+    const started = Date.now();
+    const first = await service.list('t', undefined, 0, 20);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const big = first.sessions.find((s) => s.sessionId === 'big')!;
+    expect(big).toMatchObject({ sessionId: 'big', messageCount: 30, statsPending: true, provider: 'anthropic' });
+    expect(big.rawTokens).toBeUndefined();
+    const small = first.sessions.find((s) => s.sessionId === 'small')!;
+    expect(small.statsPending).toBeUndefined();
+    expect(small.rawTokens).toBeGreaterThan(0);
+
+    // Listed again while it is still being computed: the same computation (no second load), still pending.
+    const again = await service.list('t', undefined, 0, 20);
+    expect(again.sessions.find((s) => s.sessionId === 'big')!.statsPending).toBe(true);
+    expect(loads.filter((id) => id === 'big')).toEqual(['big']);
+
+    // Computed: the next listing has its numbers, without loading it again.
+    release();
+    await new Promise((r) => setTimeout(r, 20));
+    const third = await service.list('t', undefined, 0, 20);
+    const done = third.sessions.find((s) => s.sessionId === 'big')!;
+    expect(done.statsPending).toBeUndefined();
+    expect(done.rawTokens).toBeGreaterThan(small.rawTokens!);
+    expect(loads.filter((id) => id === 'big')).toEqual(['big']);
   });
 });

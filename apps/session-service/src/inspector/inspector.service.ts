@@ -10,8 +10,14 @@ import { statsView, type LoadedSession } from '../queries/session-view';
 import type { SessionListDto, SessionSummaryDto } from './dto/inspector-response.dto';
 import { blockDetail, effectivePage, messagesPage, tokenSeries, type WireFormat } from './inspector-views';
 
-/** Sessions of a listed page whose stats are computed at once (each loads its messages through the cache). */
+/** Listed sessions whose stats are computed at once (each loads its messages through the cache). */
 const STATS_IN_FLIGHT = 4;
+/**
+ * How long a listing waits for the stats it computes: a session not read since the service started loads
+ * all its messages first (~17 s for 10,000 on FerretDB); listed before that, it is marked `statsPending`
+ * and its stats go on being computed, for the next listing.
+ */
+const LIST_STATS_WAIT_MS = 1_500;
 /** Listed sessions whose summary is kept (a few hundred bytes each). */
 const MAX_CACHED_SUMMARIES = 10_000;
 
@@ -34,6 +40,13 @@ export class InspectorService {
    * when the session got a message or a block event since (its last offset or block head moved).
    */
   private readonly summaries = new LRUCache<string, CachedSummary>({ max: MAX_CACHED_SUMMARIES });
+  /** Summaries being computed, by tenant, session and offset (a second listing meanwhile waits for the same). */
+  private readonly computing = new Map<string, Promise<SessionSummaryDto>>();
+  /** Computations running, and those waiting for one of the STATS_IN_FLIGHT slots. */
+  private running = 0;
+  private readonly queued: (() => void)[] = [];
+  /** How long a listing waits for stats being computed (LIST_STATS_WAIT_MS; a test may shorten it). */
+  listStatsWaitMs = LIST_STATS_WAIT_MS;
 
   constructor(
     private readonly store: ReadModelStore,
@@ -52,11 +65,39 @@ export class InspectorService {
       this.store.sessions.find(filter).sort({ updatedAt: -1, _id: 1 }).skip(offset).limit(limit).toArray(),
       this.store.sessions.countDocuments(filter),
     ]);
-    const sessions: SessionSummaryDto[] = [];
-    for (let i = 0; i < docs.length; i += STATS_IN_FLIGHT) {
-      sessions.push(...(await Promise.all(docs.slice(i, i + STATS_IN_FLIGHT).map((d) => this.summary(d)))));
-    }
+    const deadline = Date.now() + this.listStatsWaitMs;
+    const sessions = await Promise.all(docs.map((d) => this.summaryBy(d, deadline)));
     return { sessions, total, offset, limit };
+  }
+
+  /** The session's summary if it is ready by `deadline`; else its document's fields, `statsPending`. */
+  private async summaryBy(session: SessionDocument, deadline: number): Promise<SessionSummaryDto> {
+    const key = `${session.tenant}/${session._id}@${session.lastOffset}`;
+    let computing = this.computing.get(key);
+    if (!computing) {
+      computing = this.inSlot(() => this.summary(session)).finally(() => this.computing.delete(key));
+      this.computing.set(key, computing);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((done) => {
+      timer = setTimeout(() => done(undefined), Math.max(0, deadline - Date.now()));
+    });
+    try {
+      return (await Promise.race([computing, late])) ?? pendingSummary(session);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async inSlot<T>(run: () => Promise<T>): Promise<T> {
+    if (this.running >= STATS_IN_FLIGHT) await new Promise<void>((go) => this.queued.push(go));
+    this.running++;
+    try {
+      return await run();
+    } finally {
+      this.running--;
+      this.queued.shift()?.();
+    }
   }
 
   private async summary(session: SessionDocument): Promise<SessionSummaryDto> {
@@ -121,6 +162,19 @@ function summaryOf(session: SessionDocument, loaded: LoadedSession): SessionSumm
     usageRatio: Number.isFinite(stats.usageRatio) ? Math.round(stats.usageRatio * 10_000) / 10_000 : -1,
     fits: stats.fits,
     blocks: stats.blocks,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+  };
+}
+
+/** A listed session whose stats are not ready yet: what its document says. */
+function pendingSummary(session: SessionDocument): SessionSummaryDto {
+  return {
+    sessionId: session._id,
+    ...(session.config.provider !== undefined && { provider: session.config.provider }),
+    ...(session.config.model !== undefined && { model: session.config.model }),
+    messageCount: session.messageCount,
+    statsPending: true,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
   };
