@@ -9,6 +9,7 @@ import {
   timelineRows,
   type PositionedMessage,
 } from '../../ui/src/lib/messages';
+import { nextIndex } from '../../ui/src/lib/keys';
 import { pageAt, pageLabel, pageOf, sampleIndexes } from '../../ui/src/lib/paging';
 
 /** Applies diff operations to `a`: must give `b` (the diff is a real edit script). */
@@ -142,5 +143,28 @@ describe('the session inspector page: timeline rows, sizes, paging', () => {
     expect(picked).toEqual(expect.arrayContaining([1233, 1234, 7776, 7777]));
     expect(picked.length).toBeLessThanOrEqual(504);
     expect(sampleIndexes(5, 500)).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe('the session inspector page: keyboard moves in a group', () => {
+  it('steps with the arrows of its orientation, stops at the ends, jumps with Home and End', () => {
+    expect(nextIndex('ArrowRight', 0, 3, 'horizontal')).toBe(1);
+    expect(nextIndex('ArrowLeft', 2, 3, 'horizontal')).toBe(1);
+    expect(nextIndex('ArrowRight', 2, 3, 'horizontal')).toBe(2);
+    expect(nextIndex('ArrowLeft', 0, 3, 'horizontal')).toBe(0);
+    expect(nextIndex('ArrowDown', 0, 3, 'vertical')).toBe(1);
+    expect(nextIndex('ArrowUp', 1, 3, 'vertical')).toBe(0);
+    expect(nextIndex('Home', 2, 3, 'vertical')).toBe(0);
+    expect(nextIndex('End', 0, 3, 'horizontal')).toBe(2);
+    expect(nextIndex('ArrowDown', 0, 3, 'both')).toBe(1);
+    expect(nextIndex('ArrowLeft', 1, 3, 'both')).toBe(0);
+  });
+
+  it('leaves the other keys (and the arrows across its orientation) to the browser', () => {
+    expect(nextIndex('ArrowDown', 0, 3, 'horizontal')).toBeUndefined();
+    expect(nextIndex('ArrowRight', 0, 3, 'vertical')).toBeUndefined();
+    expect(nextIndex('Enter', 0, 3, 'both')).toBeUndefined();
+    expect(nextIndex('a', 0, 3, 'both')).toBeUndefined();
+    expect(nextIndex('ArrowDown', 0, 0, 'vertical')).toBeUndefined();
   });
 });

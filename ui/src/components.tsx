@@ -49,12 +49,15 @@ export function Pager({
   onPage,
   label,
   jumpLabel,
+  onJump,
 }: {
   page: Page;
   total: number;
   onPage: (index: number) => void;
   label: string;
   jumpLabel?: string;
+  /** Told the position jumped to (after `onPage`). */
+  onJump?: (at: number) => void;
 }) {
   const size = page.limit;
   return (
@@ -96,7 +99,9 @@ export function Pager({
             e.preventDefault();
             const input = (e.currentTarget as HTMLFormElement).elements.namedItem('at') as HTMLInputElement;
             const at = Number(input.value);
-            if (Number.isInteger(at)) onPage(pageAt(Math.floor(at / size), size, total).index);
+            if (!Number.isInteger(at)) return;
+            onPage(pageAt(Math.floor(at / size), size, total).index);
+            onJump?.(Math.min(Math.max(0, at), total - 1));
           }}
         >
           <label>

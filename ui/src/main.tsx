@@ -37,6 +37,9 @@ function App() {
 
   return (
     <>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to the content
+      </a>
       <header class="top">
         <a class="brand" href="#/">
           Context Ledger <span>session inspector</span>
@@ -48,7 +51,7 @@ function App() {
           </button>
         )}
       </header>
-      <main id="main">
+      <main id="main" tabIndex={-1}>
         {access.state === 'checking' && <p class="muted">Connecting…</p>}
         {access.state === 'key' && <KeyForm problem={access.problem} onKey={(k) => void check(k)} />}
         {access.state === 'open' && <Route path={path} />}

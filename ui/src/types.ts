@@ -7,12 +7,14 @@ export interface SessionSummary {
   provider?: string;
   model?: string;
   messageCount: number;
-  rawTokens: number;
-  effectiveTokens: number;
-  historyBudget: number;
-  usageRatio: number;
-  fits: boolean;
-  blocks: { total: number; active: number; reverted: number; pending: number };
+  /** Set while the service computes the stats (a large session not read since it started): no numbers yet. */
+  statsPending?: boolean;
+  rawTokens?: number;
+  effectiveTokens?: number;
+  historyBudget?: number;
+  usageRatio?: number;
+  fits?: boolean;
+  blocks?: { total: number; active: number; reverted: number; pending: number };
   createdAt: string;
   updatedAt: string;
 }

@@ -1,7 +1,8 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, enc, get, post } from '../api';
 import { ErrorNote, Tokens, UsageBar } from '../components';
-import { useInterval, useLoad } from '../hooks';
+import { go, useLiveStats, useLoad } from '../hooks';
+import { rovingKeydown } from '../keyboard';
 import { formatTokens } from '../lib/messages';
 import type { BlockSummary, Stats } from '../types';
 import { EffectiveView } from './effective';
@@ -23,28 +24,48 @@ export interface ActionResult {
 }
 
 /**
- * One session: its numbers, its actions, and three tabs. Polls the stats every 3 s (live while an agent runs);
- * when the projected offset or the blocks change, the open tab reloads.
+ * One session: its numbers, its actions, and three tabs. Live while an agent runs (`useLiveStats`: a new
+ * message shows as soon as it is projected, a block within 3 s); when the projected offset or the blocks
+ * change, the open tab reloads.
  */
 export function SessionView({ sessionId, tab, blockId }: { sessionId: string; tab: Tab; blockId?: string }) {
   const base = `/sessions/${enc(sessionId)}`;
   const [live, setLive] = useState(true);
-  const stats = useLoad(() => get<Stats>(`${base}/stats`), [sessionId]);
+  const stats = useLiveStats<Stats>(base, live);
   const blocks = useLoad(() => get<{ blocks: BlockSummary[] }>(`${base}/blocks`), [sessionId]);
   const [result, setResult] = useState<ActionResult | undefined>();
   const [busy, setBusy] = useState(false);
   const [overflowOpen, setOverflowOpen] = useState(false);
   const overflowText = useRef<HTMLTextAreaElement>(null);
+  const overflowButton = useRef<HTMLButtonElement>(null);
+  // The report form takes the focus when it opens; Escape closes it and gives the focus back to its button.
+  useEffect(() => {
+    if (overflowOpen) overflowText.current?.focus();
+  }, [overflowOpen]);
+  const closeOverflow = () => {
+    setOverflowOpen(false);
+    overflowButton.current?.focus();
+  };
 
   // What the views depend on: a new message or a block created or reverted changes it.
   const s = stats.data;
   const version = s ? `${s.projectedOffset}/${s.blocks.total}/${s.blocks.active}/${s.blocks.pending}` : '';
-  const seen = useRef(version);
-  if (version !== seen.current) {
-    if (seen.current !== '') blocks.reload();
-    seen.current = version;
-  }
-  useInterval(stats.reload, 3000, live);
+  // A change reloads the blocks and is announced beside the Live switch (politely, for screen readers too).
+  const counts = useRef<{ messages: number; blocks: number } | undefined>(undefined);
+  const [news, setNews] = useState('');
+  useEffect(() => {
+    if (!s) return;
+    const before = counts.current;
+    counts.current = { messages: s.messageCount, blocks: s.blocks.total };
+    if (!before) return;
+    blocks.reload();
+    const plural = (n: number, what: string) => `${n.toLocaleString('en-US')} new ${what}${n === 1 ? '' : 's'}`;
+    const parts = [
+      ...(s.messageCount > before.messages ? [plural(s.messageCount - before.messages, 'message')] : []),
+      ...(s.blocks.total > before.blocks ? [plural(s.blocks.total - before.blocks, 'block')] : []),
+    ];
+    if (parts.length > 0) setNews(`${parts.join(', ')} at ${new Date().toLocaleTimeString('en-GB')}`);
+  }, [version]);
 
   const act = async (label: string, run: () => Promise<unknown>, describe: (body: any) => string) => {
     setBusy(true);
@@ -111,6 +132,9 @@ export function SessionView({ sessionId, tab, blockId }: { sessionId: string; ta
               <input type="checkbox" checked={live} onChange={(e) => setLive((e.target as HTMLInputElement).checked)} />{' '}
               Live
             </label>
+            <span class="muted live-news" aria-live="polite" data-testid="live-news">
+              {live ? news : 'paused'}
+            </span>
             <button
               type="button"
               disabled={busy}
@@ -126,9 +150,11 @@ export function SessionView({ sessionId, tab, blockId }: { sessionId: string; ta
             </button>
             <button
               type="button"
+              ref={overflowButton}
               disabled={busy}
               aria-expanded={overflowOpen}
-              onClick={() => setOverflowOpen(!overflowOpen)}
+              aria-controls="overflow-form"
+              onClick={() => (overflowOpen ? closeOverflow() : setOverflowOpen(true))}
             >
               Report overflow…
             </button>
@@ -136,7 +162,15 @@ export function SessionView({ sessionId, tab, blockId }: { sessionId: string; ta
         </div>
         {overflowOpen && (
           <form
+            id="overflow-form"
             class="overflow"
+            aria-label="Report an overflow"
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') {
+                e.preventDefault();
+                closeOverflow();
+              }
+            }}
             onSubmit={(e) => {
               e.preventDefault();
               const errorText = overflowText.current?.value ?? '';
@@ -207,21 +241,40 @@ export function SessionView({ sessionId, tab, blockId }: { sessionId: string; ta
           </dl>
         )}
       </section>
-      <nav class="tabs" role="tablist" aria-label="Session views">
+      {/* Tabs: one stop in the Tab order; the arrows, Home and End move between them and open the one reached. */}
+      <nav
+        class="tabs"
+        role="tablist"
+        aria-label="Session views"
+        onKeyDown={rovingKeydown('[role=tab]', 'horizontal', (el) => go(`/s/${enc(sessionId)}/${el.dataset.tab}`))}
+      >
         {TABS.map((t) => (
           <a
             key={t.id}
+            id={`tab-${t.id}`}
             role="tab"
+            data-tab={t.id}
             aria-selected={tab === t.id}
             aria-controls="tab-panel"
+            tabIndex={tab === t.id ? 0 : -1}
             class={tab === t.id ? 'tab active' : 'tab'}
             href={`#/s/${enc(sessionId)}/${t.id}`}
+            onKeyDown={(e) => {
+              if (e.key === ' ') {
+                e.preventDefault();
+                go(`/s/${enc(sessionId)}/${t.id}`);
+              }
+            }}
           >
             {t.label}
           </a>
         ))}
       </nav>
-      <div id="tab-panel" role="tabpanel" aria-label={TABS.find((t) => t.id === tab)?.label}>
+      <p class="muted keys-help" id="keys-help">
+        Keyboard: ← → between the tabs and along the block ruler; ↑ ↓ through the messages and the blocks; Enter opens;
+        Esc closes the block or the report form.
+      </p>
+      <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {tab === 'timeline' && (
           <TimelineView
             sessionId={sessionId}

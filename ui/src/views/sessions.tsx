@@ -8,7 +8,10 @@ import type { SessionList } from '../types';
 
 const PAGE = 20;
 
-/** The tenant's sessions, most recent activity first; search by id; refreshed every 5 s. */
+/**
+ * The tenant's sessions, most recent activity first; search by id; refreshed every 5 s (a large session whose
+ * stats the service is still computing shows them at a later refresh).
+ */
 export function SessionsView() {
   const [q, setQ] = useState('');
   const [query, setQuery] = useState('');
@@ -82,22 +85,30 @@ export function SessionsView() {
                 </th>
                 <td>{[s.provider, s.model].filter(Boolean).join(' · ') || '—'}</td>
                 <td class="num">{s.messageCount.toLocaleString('en-US')}</td>
-                <td class="num">
-                  <Tokens n={s.rawTokens} />
-                </td>
-                <td class="num">
-                  <Tokens n={s.effectiveTokens} />
-                </td>
-                <td>
-                  <UsageBar
-                    ratio={s.usageRatio}
-                    label={`${s.effectiveTokens.toLocaleString('en-US')} of ${s.historyBudget.toLocaleString('en-US')} tokens`}
-                  />
-                </td>
-                <td class="num" title={`${s.blocks.active} active, ${s.blocks.reverted} reverted`}>
-                  {s.blocks.active}
-                  {s.blocks.reverted > 0 && <span class="muted"> +{s.blocks.reverted} reverted</span>}
-                </td>
+                {s.statsPending || !s.blocks ? (
+                  <td colSpan={4} class="muted" data-testid="stats-pending">
+                    computing the tokens of {s.messageCount.toLocaleString('en-US')} messages…
+                  </td>
+                ) : (
+                  <>
+                    <td class="num">
+                      <Tokens n={s.rawTokens ?? 0} />
+                    </td>
+                    <td class="num">
+                      <Tokens n={s.effectiveTokens ?? 0} />
+                    </td>
+                    <td>
+                      <UsageBar
+                        ratio={s.usageRatio ?? 0}
+                        label={`${(s.effectiveTokens ?? 0).toLocaleString('en-US')} of ${(s.historyBudget ?? 0).toLocaleString('en-US')} tokens`}
+                      />
+                    </td>
+                    <td class="num" title={`${s.blocks.active} active, ${s.blocks.reverted} reverted`}>
+                      {s.blocks.active}
+                      {s.blocks.reverted > 0 && <span class="muted"> +{s.blocks.reverted} reverted</span>}
+                    </td>
+                  </>
+                )}
                 <td>
                   <time dateTime={s.updatedAt} title={s.updatedAt}>
                     {timeAgo(s.updatedAt, now)}

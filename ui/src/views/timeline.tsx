@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { enc, get } from '../api';
 import { ErrorNote, Pager, StageChip, Tokens } from '../components';
 import { go, useLoad } from '../hooks';
@@ -13,6 +13,7 @@ import {
   timelineRows,
   type TimelineRow,
 } from '../lib/messages';
+import { rovingKeydown } from '../keyboard';
 import { pageAt, pageOf } from '../lib/paging';
 import type { BlockDetail, BlockSummary, MessagePage, PositionedMessage } from '../types';
 
@@ -41,12 +42,59 @@ export function TimelineView({ sessionId, version, blocks, messageCount, blockId
     if (selected) setPageIndex(pageOf(selected.range.from, PAGE, messageCount).index);
   }, [selected?.id]);
   const page = pageAt(pageIndex, PAGE, messageCount);
+  // Live: on the last page, new messages are followed (the page moves on when they fill it).
+  const onLast = useRef(true);
+  const known = useRef(messageCount);
+  useEffect(() => {
+    // (not on the first load: a session opens at its first page)
+    if (known.current > 0 && messageCount > known.current && onLast.current)
+      setPageIndex(pageOf(messageCount - 1, PAGE, messageCount).index);
+    known.current = messageCount;
+  }, [messageCount]);
+  onLast.current = page.index === page.count - 1;
   const messages = useLoad(
     () => get<MessagePage>(`${base}/messages?offset=${page.offset}&limit=${PAGE}`),
     [sessionId, page.offset, version],
   );
   const rows = useMemo(() => timelineRows(messages.data?.messages ?? []), [messages.data]);
+  // A position jumped to: once its page is shown, its row is marked and takes the focus.
+  const [jumped, setJumped] = useState<{ at: number } | undefined>(undefined); // a new object per jump
+  const target = jumped?.at;
+  const focusTarget = useRef(false); // once per jump: a live reload afterwards leaves the focus where it is
+  const jump = (at: number) => {
+    focusTarget.current = true;
+    setJumped({ at });
+  };
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    if (!focusTarget.current || target === undefined || messages.data?.offset !== page.offset) return;
+    focusTarget.current = false;
+    const row = rows.find((r) => r.from <= target && target <= r.to);
+    const button = row && list.current?.querySelector<HTMLElement>(`li[data-position="${row.from}"] button.fold`);
+    if (button) {
+      button.focus();
+      button.scrollIntoView({ block: 'center' });
+    }
+  }, [rows, jumped]);
   const select = (id: string | undefined) => go(`/s/${enc(sessionId)}/timeline${id ? `/${enc(id)}` : ''}`);
+  /** Closing the block gives the focus back to its entry in the block list. */
+  const close = () => {
+    const id = blockId;
+    select(undefined);
+    if (id) document.querySelector<HTMLElement>(`.block-link[data-block-id="${CSS.escape(id)}"]`)?.focus();
+  };
+  // Escape closes the open block from anywhere on the page (the report form handles its own Escape first).
+  useEffect(() => {
+    if (!blockId) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented) {
+        e.preventDefault();
+        close();
+      }
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [blockId]);
 
   return (
     <div class="timeline">
@@ -56,7 +104,7 @@ export function TimelineView({ sessionId, version, blocks, messageCount, blockId
           sessionId={sessionId}
           blockId={blockId}
           version={version}
-          onClose={() => select(undefined)}
+          onClose={close}
           onRevert={onRevert}
           busy={busy}
         />
@@ -64,18 +112,37 @@ export function TimelineView({ sessionId, version, blocks, messageCount, blockId
       <div class="split">
         <section class="panel" aria-labelledby="messages-title">
           <h2 id="messages-title">Original messages</h2>
-          <Pager page={page} total={messageCount} onPage={setPageIndex} label="Message pages" jumpLabel="Position" />
+          <Pager
+            page={page}
+            total={messageCount}
+            onPage={setPageIndex}
+            label="Message pages"
+            jumpLabel="Position"
+            onJump={jump}
+          />
           <ErrorNote error={messages.error} />
-          <ol class="messages" aria-busy={messages.loading}>
+          <ol
+            ref={list}
+            class="messages"
+            aria-busy={messages.loading}
+            aria-label={`Original messages ${page.offset}–${Math.min(messageCount, page.offset + PAGE) - 1}`}
+            onKeyDown={rovingKeydown('button.fold', 'vertical')}
+          >
             {rows.map((row) => (
-              <MessageRow key={row.key} row={row} blocks={blocksOver(blocks, row.from, row.to)} sessionId={sessionId} />
+              <MessageRow
+                key={row.key}
+                row={row}
+                blocks={blocksOver(blocks, row.from, row.to)}
+                sessionId={sessionId}
+                target={target !== undefined && row.from <= target && target <= row.to}
+              />
             ))}
           </ol>
         </section>
         <section class="panel blocks" aria-labelledby="blocks-title">
           <h2 id="blocks-title">Blocks ({blocks.length})</h2>
           {blocks.length === 0 && <p class="muted">No compaction yet: the history is under its threshold.</p>}
-          <ul class="block-list">
+          <ul class="block-list" aria-label="Blocks" onKeyDown={rovingKeydown('.block-link', 'vertical')}>
             {blocks.map((b) => (
               <li key={b.id}>
                 <a
@@ -113,29 +180,45 @@ function Ruler({
 }) {
   if (messageCount === 0) return null;
   const pct = (p: number) => `${(p / messageCount) * 100}%`;
+  const shown = blocks.filter((b) => b.applicable);
+  // One stop in the Tab order (the selected block's first segment, else the first); the arrows move along.
+  const stop = shown.find((b) => b.id === selected)?.id ?? shown[0]?.id;
   return (
-    <div class="ruler" role="group" aria-label={`Blocks over positions 0 to ${messageCount - 1}`}>
-      {blocks
-        .filter((b) => b.applicable)
-        .flatMap((b, i) =>
-          b.edits.map((e, k) => (
-            <button
-              type="button"
-              key={`${b.id}/${k}`}
-              class={`ruler-seg stage-${b.stage} ${b.active ? '' : 'reverted'} ${b.id === selected ? 'selected' : ''}`}
-              style={{ left: pct(e.from), width: `max(3px, ${pct(e.to - e.from + 1)})`, top: `${(i % 4) * 6 + 4}px` }}
-              title={`${b.stage} #${e.from}–${e.to}${b.active ? '' : ' (reverted)'}`}
-              aria-label={`${b.stage} block over positions ${e.from} to ${e.to}${b.active ? '' : ', reverted'}`}
-              tabIndex={k === 0 ? 0 : -1}
-              onClick={() => onSelect(b.id)}
-            />
-          )),
-        )}
+    <div
+      class="ruler"
+      role="group"
+      aria-label={`Block ruler: blocks over positions 0 to ${messageCount - 1}; arrows move, Enter opens`}
+      onKeyDown={rovingKeydown('.ruler-seg', 'horizontal')}
+    >
+      {shown.flatMap((b, i) =>
+        b.edits.map((e, k) => (
+          <button
+            type="button"
+            key={`${b.id}/${k}`}
+            class={`ruler-seg stage-${b.stage} ${b.active ? '' : 'reverted'} ${b.id === selected ? 'selected' : ''}`}
+            style={{ left: pct(e.from), width: `max(3px, ${pct(e.to - e.from + 1)})`, top: `${(i % 4) * 6 + 4}px` }}
+            title={`${b.stage} #${e.from}–${e.to}${b.active ? '' : ' (reverted)'}`}
+            aria-label={`${b.stage} block over positions ${e.from} to ${e.to}${b.active ? '' : ', reverted'}`}
+            tabIndex={b.id === stop && k === 0 ? 0 : -1}
+            onClick={() => onSelect(b.id)}
+          />
+        )),
+      )}
     </div>
   );
 }
 
-function MessageRow({ row, blocks, sessionId }: { row: TimelineRow; blocks: BlockSummary[]; sessionId: string }) {
+function MessageRow({
+  row,
+  blocks,
+  sessionId,
+  target,
+}: {
+  row: TimelineRow;
+  blocks: BlockSummary[];
+  sessionId: string;
+  target: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const first = row.items[0]!;
   const where = row.from === row.to ? `#${row.from}` : `#${row.from}–${row.to}`;
@@ -146,7 +229,11 @@ function MessageRow({ row, blocks, sessionId }: { row: TimelineRow; blocks: Bloc
   const role = row.kind === 'tools' ? 'tool calls' : first.message.role;
   const hidden = blocks.some((b) => b.active);
   return (
-    <li class={`msg role-${first.message.role} ${hidden ? 'covered' : ''}`} data-position={row.from}>
+    <li
+      class={`msg role-${first.message.role} ${hidden ? 'covered' : ''} ${target ? 'target' : ''}`}
+      data-position={row.from}
+      aria-current={target ? 'location' : undefined}
+    >
       <div class="msg-head">
         <button type="button" class="fold" aria-expanded={open} onClick={() => setOpen(!open)}>
           <span class="pos">{where}</span>
@@ -224,10 +311,16 @@ function BlockPanel({
   const base = `/sessions/${enc(sessionId)}`;
   const block = useLoad(() => get<BlockDetail>(`${base}/blocks/${enc(blockId)}`), [sessionId, blockId, version]);
   const b = block.data;
+  // Opening a block moves the focus to it (a screen reader reads its title); Escape or Close gives it back.
+  const title = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    title.current?.focus();
+    title.current?.scrollIntoView({ block: 'nearest' });
+  }, [blockId]);
   return (
     <section class="panel block-panel" aria-labelledby="block-title" data-testid="block-panel">
       <div class="row-between">
-        <h2 id="block-title">
+        <h2 id="block-title" tabIndex={-1} ref={title}>
           Block {blockId} {b && <StageChip stage={b.stage} active={b.active} />}
         </h2>
         <div class="actions">
@@ -236,7 +329,7 @@ function BlockPanel({
               Revert this block
             </button>
           )}
-          <button type="button" onClick={onClose} aria-label="Close the block">
+          <button type="button" onClick={onClose} aria-label="Close the block (Esc)">
             Close
           </button>
         </div>

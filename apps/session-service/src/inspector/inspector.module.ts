@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { QueriesModule } from '../queries/queries.module';
 import { ReadModelModule } from '../read-models/read-model.module';
+import { HeldReadsOnShutdown } from './held-reads';
 import { InspectorController, SessionListController } from './inspector.controller';
 import { InspectorService } from './inspector.service';
 import { UiAssetsServer } from './ui-assets';
@@ -9,6 +10,6 @@ import { UiAssetsServer } from './ui-assets';
 @Module({
   imports: [ReadModelModule, QueriesModule],
   controllers: [SessionListController, InspectorController],
-  providers: [InspectorService, UiAssetsServer],
+  providers: [InspectorService, UiAssetsServer, HeldReadsOnShutdown],
 })
 export class InspectorModule {}

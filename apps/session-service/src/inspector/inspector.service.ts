@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { findBlock } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
 import type { SessionDocument } from '../read-models/sessions/session.document';
@@ -9,8 +10,23 @@ import { statsView, type LoadedSession } from '../queries/session-view';
 import type { SessionListDto, SessionSummaryDto } from './dto/inspector-response.dto';
 import { blockDetail, effectivePage, messagesPage, tokenSeries, type WireFormat } from './inspector-views';
 
-/** Sessions of a listed page whose stats are computed at once (each loads its messages through the cache). */
+/** Listed sessions whose stats are computed at once (each loads its messages through the cache). */
 const STATS_IN_FLIGHT = 4;
+/**
+ * How long a listing waits for the stats it computes: a session not read since the service started loads
+ * all its messages first (~17 s for 10,000 on FerretDB); listed before that, it is marked `statsPending`
+ * and its stats go on being computed, for the next listing.
+ */
+const LIST_STATS_WAIT_MS = 1_500;
+/** Listed sessions whose summary is kept (a few hundred bytes each). */
+const MAX_CACHED_SUMMARIES = 10_000;
+
+/** A listed session's summary, valid while its projected offset and its block head are the same. */
+interface CachedSummary {
+  readonly lastOffset: number;
+  readonly blocksHead: number;
+  readonly summary: SessionSummaryDto;
+}
 
 /**
  * The read use cases of the session inspector (/ui): a tenant's sessions, pages of a session's originals and
@@ -19,6 +35,19 @@ const STATS_IN_FLIGHT = 4;
  */
 @Injectable()
 export class InspectorService {
+  /**
+   * Summaries by tenant and session: a listing recomputes a session's stats (which loads all its messages) only
+   * when the session got a message or a block event since (its last offset or block head moved).
+   */
+  private readonly summaries = new LRUCache<string, CachedSummary>({ max: MAX_CACHED_SUMMARIES });
+  /** Summaries being computed, by tenant, session and offset (a second listing meanwhile waits for the same). */
+  private readonly computing = new Map<string, Promise<SessionSummaryDto>>();
+  /** Computations running, and those waiting for one of the STATS_IN_FLIGHT slots. */
+  private running = 0;
+  private readonly queued: (() => void)[] = [];
+  /** How long a listing waits for stats being computed (LIST_STATS_WAIT_MS; a test may shorten it). */
+  listStatsWaitMs = LIST_STATS_WAIT_MS;
+
   constructor(
     private readonly store: ReadModelStore,
     private readonly sessions: ProjectedSessions,
@@ -36,29 +65,52 @@ export class InspectorService {
       this.store.sessions.find(filter).sort({ updatedAt: -1, _id: 1 }).skip(offset).limit(limit).toArray(),
       this.store.sessions.countDocuments(filter),
     ]);
-    const sessions: SessionSummaryDto[] = [];
-    for (let i = 0; i < docs.length; i += STATS_IN_FLIGHT) {
-      sessions.push(...(await Promise.all(docs.slice(i, i + STATS_IN_FLIGHT).map((d) => this.summary(d)))));
-    }
+    const deadline = Date.now() + this.listStatsWaitMs;
+    const sessions = await Promise.all(docs.map((d) => this.summaryBy(d, deadline)));
     return { sessions, total, offset, limit };
   }
 
+  /** The session's summary if it is ready by `deadline`; else its document's fields, `statsPending`. */
+  private async summaryBy(session: SessionDocument, deadline: number): Promise<SessionSummaryDto> {
+    const key = `${session.tenant}/${session._id}@${session.lastOffset}`;
+    let computing = this.computing.get(key);
+    if (!computing) {
+      computing = this.inSlot(() => this.summary(session)).finally(() => this.computing.delete(key));
+      this.computing.set(key, computing);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((done) => {
+      timer = setTimeout(() => done(undefined), Math.max(0, deadline - Date.now()));
+    });
+    try {
+      return (await Promise.race([computing, late])) ?? pendingSummary(session);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async inSlot<T>(run: () => Promise<T>): Promise<T> {
+    if (this.running >= STATS_IN_FLIGHT) await new Promise<void>((go) => this.queued.push(go));
+    this.running++;
+    try {
+      return await run();
+    } finally {
+      this.running--;
+      this.queued.shift()?.();
+    }
+  }
+
   private async summary(session: SessionDocument): Promise<SessionSummaryDto> {
-    const stats = statsView(await this.loadDocument(session));
-    return {
-      sessionId: session._id,
-      ...(session.config.provider !== undefined && { provider: session.config.provider }),
-      ...(session.config.model !== undefined && { model: session.config.model }),
-      messageCount: session.messageCount,
-      rawTokens: stats.rawTokens,
-      effectiveTokens: stats.effectiveTokens,
-      historyBudget: stats.historyBudget,
-      usageRatio: Number.isFinite(stats.usageRatio) ? Math.round(stats.usageRatio * 10_000) / 10_000 : -1,
-      fits: stats.fits,
-      blocks: stats.blocks,
-      createdAt: session.createdAt,
-      updatedAt: session.updatedAt,
-    };
+    const key = `${session.tenant}/${session._id}`;
+    const blocks = await this.blockCache.blocks(session.tenant, session._id);
+    const hit = this.summaries.get(key);
+    if (hit && hit.lastOffset === session.lastOffset && hit.blocksHead === blocks.head) return hit.summary;
+    const messages = await this.messageCache.messages(session._id, session.messageCount);
+    const summary = summaryOf(session, { session, messages, blocks: blocks.docs });
+    // A head that is not kept (NaN: read while a batch of the session was being handed over) is not keyed on.
+    if (Number.isNaN(blocks.head)) this.summaries.delete(key);
+    else this.summaries.set(key, { lastOffset: session.lastOffset, blocksHead: blocks.head, summary });
+    return summary;
   }
 
   async messages(tenant: string, sessionId: string, offset: number, limit: number) {
@@ -94,4 +146,36 @@ export class InspectorService {
     ]);
     return { session, messages, blocks: blocks.docs };
   }
+}
+
+/** A listed session: its numbers as `GET …/stats` answers them. */
+function summaryOf(session: SessionDocument, loaded: LoadedSession): SessionSummaryDto {
+  const stats = statsView(loaded);
+  return {
+    sessionId: session._id,
+    ...(session.config.provider !== undefined && { provider: session.config.provider }),
+    ...(session.config.model !== undefined && { model: session.config.model }),
+    messageCount: session.messageCount,
+    rawTokens: stats.rawTokens,
+    effectiveTokens: stats.effectiveTokens,
+    historyBudget: stats.historyBudget,
+    usageRatio: Number.isFinite(stats.usageRatio) ? Math.round(stats.usageRatio * 10_000) / 10_000 : -1,
+    fits: stats.fits,
+    blocks: stats.blocks,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+  };
+}
+
+/** A listed session whose stats are not ready yet: what its document says. */
+function pendingSummary(session: SessionDocument): SessionSummaryDto {
+  return {
+    sessionId: session._id,
+    ...(session.config.provider !== undefined && { provider: session.config.provider }),
+    ...(session.config.model !== undefined && { model: session.config.model }),
+    messageCount: session.messageCount,
+    statsPending: true,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+  };
 }

@@ -18,12 +18,20 @@ export class SessionSummaryDto {
   @ApiPropertyOptional() provider?: string;
   @ApiPropertyOptional() model?: string;
   @ApiProperty({ description: 'Original messages' }) messageCount!: number;
-  @ApiProperty({ description: 'Tokens of every original message' }) rawTokens!: number;
-  @ApiProperty({ description: 'Tokens of the effective history (blocks overlaid)' }) effectiveTokens!: number;
-  @ApiProperty() historyBudget!: number;
-  @ApiProperty({ description: 'effectiveTokens / historyBudget' }) usageRatio!: number;
-  @ApiProperty() fits!: boolean;
-  @ApiProperty({ type: SessionBlockCountsDto }) blocks!: SessionBlockCountsDto;
+  @ApiPropertyOptional({ description: 'Tokens of every original message (absent while statsPending)' })
+  rawTokens?: number;
+  @ApiPropertyOptional({ description: 'Tokens of the effective history, blocks overlaid (absent while statsPending)' })
+  effectiveTokens?: number;
+  @ApiPropertyOptional() historyBudget?: number;
+  @ApiPropertyOptional({ description: 'effectiveTokens / historyBudget (-1: no usable budget)' }) usageRatio?: number;
+  @ApiPropertyOptional() fits?: boolean;
+  @ApiPropertyOptional({ type: SessionBlockCountsDto }) blocks?: SessionBlockCountsDto;
+  @ApiPropertyOptional({
+    description:
+      'The stats are being computed (a large session not read since the service started): listed again shortly, ' +
+      'they are there. The token fields are absent meanwhile',
+  })
+  statsPending?: boolean;
   @ApiProperty({ description: 'Time of the first event' }) createdAt!: string;
   @ApiProperty({ description: 'Time of the last event (last activity)' }) updatedAt!: string;
 }
