@@ -116,6 +116,9 @@ export function callOutcome(
     activity.files.length > 0 &&
     activity.files.every((f) => f.action === 'read');
   if (readsOnly) return { ok: true, text: `${result.content.split('\n').length} lines` };
+  // Only a search's "nothing found" reaches here with an exit status (errorLineOf lets its exit 1 through).
+  const exit = activity?.command !== undefined ? exitCodeOf(lines) : undefined;
+  if (exit) return { ok: true, text: `no match (exit ${exit.code})` };
   if (activity?.command !== undefined && lines.length > 0) {
     // A command's last line is often its verdict ("Found 3 errors", "Done in 2.1s", "migrated 3 tables").
     // (Not a marker of our own: a squeezed or truncated body ends in one.)

@@ -1,7 +1,13 @@
 import type { ChatMessage } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
 import { callOutcome, errorLineOf } from './call-outcome';
-import { parseArguments as parseToolArguments, type ToolActivity, toolActivity } from './tool-activity';
+import {
+  labelTargets,
+  parseArguments as parseToolArguments,
+  resolves,
+  type ToolActivity,
+  toolActivity,
+} from './tool-activity';
 
 /**
  * The offline summarizer: a structured, bounded, deterministic digest of a span of conversation, built
@@ -206,10 +212,11 @@ interface CommandEntry {
   last?: string;
 }
 interface ErrorEntry {
-  /** Same-operation key for new errors; the label for errors parsed from a previous summary. */
-  readonly key: string;
-  readonly label: string;
-  readonly line: string;
+  /** The call's label (its latest occurrence when repeats were collapsed). */
+  label: string;
+  line: string;
+  /** What a later success must share to resolve it (see `ToolActivity.targets`). */
+  targets: string[];
   count: number;
   fixed: boolean;
   rank: number;
@@ -231,6 +238,8 @@ interface Model {
   readonly pending: Ranked[];
   state: string;
   readonly carriedOmitted: Record<keyof SummarySections, number>;
+  /** The span's tool names and the programs its commands ran: the agent's tools, not the code's symbols. */
+  readonly toolWords: Set<string>;
 }
 
 const emptyOmitted = (): Record<keyof SummarySections, number> => ({
@@ -272,13 +281,42 @@ const SYMBOL = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$/;
 /** Looks like code, not a word: camelCase, snake_case, a dotted or called name. */
 const CODE_LIKE = /[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[\w)]\.[A-Za-z]|::|\(\)$|^[A-Z][a-z]+[A-Z]/;
 
-const FILE_LIKE = /\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|rb|php|c|h|cpp|md|ya?ml|toml|sh|css|html|txt|lock)$/i;
+const FILE_LIKE =
+  /\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|rb|php|c|h|cpp|md|ya?ml|toml|sh|css|html|txt|lock|pl|cfg|ini|rst|sql|log)$/i;
+
+/**
+ * Language keywords, builtin types and functions, and the receiver names of the common languages: every program
+ * has them, so naming them tells the agent nothing about this code.
+ */
+const NOT_SYMBOLS = new Set(
+  [
+    // Python
+    'def class return self cls None True False int str float bool bytes dict list tuple set frozenset object type',
+    'len print range import from lambda pass raise try except finally with yield while for if else elif not and',
+    'or is in as global nonlocal assert del break continue async await super isinstance open args kwargs',
+    'Exception',
+    // JavaScript / TypeScript
+    'const let var function this new null undefined true false typeof instanceof delete void never unknown any',
+    'string number boolean symbol bigint object Object String Number Boolean Symbol Array Promise Map Set Date',
+    'JSON Math Error RegExp console require module exports export default static public private protected readonly',
+    'interface enum extends implements abstract declare namespace switch case catch throw constructor keyof',
+    'Record Partial Readonly ReadonlyArray',
+    // Go / Rust / Java / C
+    'func package go chan defer nil err struct impl fn pub mut use mod crate match loop where trait Self Some Ok Err',
+    'Vec Option Result char long short double unsigned signed sizeof include define main void final println',
+    // Shell
+    'echo cd ls cat grep sed awk sudo then fi do done esac',
+  ]
+    .join(' ')
+    .split(' '),
+);
 
 function addSymbol(model: Model, raw: string, rank: number, requireCodeLike = false): void {
   const text = raw.trim();
   if (text.length < 3 || text.length > 80 || !SYMBOL.test(text)) return;
   if (requireCodeLike && !CODE_LIKE.test(text)) return;
   if (FILE_LIKE.test(text)) return; // a file name: listed with the files
+  if (NOT_SYMBOLS.has(text.replace(/\(\)$/, ''))) return;
 
   const name = text.replace(/\(\)$/, '');
   const entry = model.symbols.get(name);
@@ -308,6 +346,8 @@ function symbolsOfCall(
     if (typeof body !== 'string') continue;
     for (const m of body.slice(0, 20_000).matchAll(DECLARATION)) {
       const name = m[1] ?? m[2] ?? m[3];
+      // A local variable with a plain word for a name (`lines`, `text`) is no symbol worth keeping.
+      if (m[2] && /^\s/.test(m[0]) && !CODE_LIKE.test(m[2])) continue;
       if (name && !KEYWORDS.has(name)) addSymbol(model, name, rank);
     }
   }
@@ -327,7 +367,8 @@ function symbolsOfCall(
 
 /** The action of a file only seen in a listing or a search result (ls, find, grep -l, a glob tool). */
 const SEEN = 'seen';
-const LISTING_COMMAND = /^\s*(?:ls|find|fd|tree|grep|rg|ag|git (?:status|ls-files|diff --(?:stat|name-only))|du)\b/;
+const LISTING_COMMAND =
+  /^\s*(?:ls|find|fd|tree|grep|rg|ag|git (?:status|ls-files|diff --(?:stat|name-only))|du|find_file|search_dir|search_file)\b/;
 const LISTING_TOOL = /glob|find|search|grep|^ls$|list/i;
 const listsFiles = (tool: string, command: string | undefined): boolean =>
   command !== undefined ? LISTING_COMMAND.test(command) : LISTING_TOOL.test(tool);
@@ -343,21 +384,37 @@ const isListedPath = (t: string): boolean => t.length >= 3 && t.length <= 200 &&
 function filesInListing(text: string): string[] {
   const out = new Set<string>();
   const add = (t: string) => {
-    const p = t.replace(/[:,/]$/, '').replace(/^\.\//, '');
+    const p = t.replace(/[:,/*@=|]$/, '').replace(/^\.\//, '');
     if (isListedPath(p)) out.add(p);
   };
-  for (const line of text.split('\n', 400)) {
+  for (const line of wholeLines(text).split('\n', 400)) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.length > 400) continue;
     const hit = /^([^\s:]+):\d+[:-]/.exec(trimmed);
+    // SWE-agent's search_dir / search_file / find_file: `path (3 matches)`, `Found 2 matches for "x" in path:`.
+    const counted =
+      /^(\S+) \(\d+ match(?:es)?\)$/.exec(trimmed) ??
+      /^Found \d+ match(?:es)? for .* in (\S+\.[A-Za-z]\w{0,9}):?$/.exec(trimmed);
     const tokens = trimmed.split(/\s+/);
     if (hit) add(hit[1]!);
+    else if (counted) add(counted[1]!);
     else if (PERMISSIONS.test(tokens[0]!)) add(tokens[tokens.length - 1]!);
-    else if (tokens.length <= 12 && tokens.every((t) => isListedPath(t.replace(/[:,/]$/, '').replace(/^\.\//, ''))))
-      tokens.forEach(add);
+    // A line of names (ls, ls -F with its `/`, `*`, `@` marks): the ones that look like files.
+    else if (tokens.length <= 12 && tokens.every((t) => LISTED_NAME.test(t))) tokens.forEach(add);
     if (out.size >= 200) break;
   }
   return [...out];
+}
+
+const LISTED_NAME = /^(?:\.{0,2}\/|~\/)?[\w@~.+-]+(?:\/[\w@.+-]+)*[/*@=|:,]?$/;
+
+/**
+ * The text without the partial lines around a character cut (`[... 639 chars, 19 lines truncated ...]`, `[... N
+ * chars omitted …]`): the line before such a marker lost its end and the line after it its start, so a path in
+ * them is a fragment (`lers/numpy_handler.py`).
+ */
+function wholeLines(text: string): string {
+  return text.includes('[... ') ? text.replace(/[^\n]*\n*\[\.\.\. \d+ chars\b[^\]\n]*\]\n*[^\n]*/g, '\n') : text;
 }
 
 const NAMED_FILE =
@@ -365,7 +422,7 @@ const NAMED_FILE =
 /** Up to 20 file paths an output names (bounded: the first 20,000 characters). */
 function filesNamedIn(text: string): string[] {
   const out = new Set<string>();
-  for (const m of text.slice(0, 20_000).matchAll(NAMED_FILE)) {
+  for (const m of wholeLines(text.slice(0, 20_000)).matchAll(NAMED_FILE)) {
     out.add(m[0].replace(/^\.\//, ''));
     if (out.size >= 20) break;
   }
@@ -440,14 +497,14 @@ function absorbPrevious(model: Model, text: string): boolean {
           const m = ERROR_ITEM.exec(item);
           if (m)
             model.errors.push({
-              key: m[1],
               label: m[1],
               line: m[2],
+              targets: labelTargets(m[1]),
               count: Number(m[3] ?? 1),
               fixed: m[4] === 'fixed later',
               rank,
             });
-          else model.errors.push({ key: item, label: item, line: '', count: 1, fixed: false, rank });
+          else model.errors.push({ label: item, line: '', targets: [`label:${item}`], count: 1, fixed: false, rank });
           return;
         }
         case 'currentState':
@@ -482,6 +539,9 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       }
       for (const call of m.toolCalls ?? []) {
         const activity = toolActivity(call, shell);
+        model.toolWords.add(call.name);
+        const program = activity.command?.match(/^\S+/)?.[0];
+        if (program) model.toolWords.add(program);
         symbolsOfCall(model, call, activity.command, rank);
         calls.set(call.id, { activity, index: i, name: call.name });
         for (const f of activity.files) touchFile(model, f.path, f.action, rank);
@@ -492,7 +552,10 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       if (id === undefined) return;
       answered.add(id);
       const call = calls.get(id);
-      const line = errorLineOf(m, call?.activity);
+      const errorLine = errorLineOf(m, call?.activity);
+      const outcome = call?.activity.command !== undefined ? callOutcome(call.activity, m, errorLine) : undefined;
+      // A failed test run whose output has no error line (only its counts tell) failed all the same.
+      const line = errorLine ?? (outcome && !outcome.ok ? outcome.text : undefined);
       if (call && line === undefined && listsFiles(call.name, call.activity.command)) {
         for (const path of filesInListing(m.content))
           if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
@@ -502,22 +565,27 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       }
       if (call?.activity.command !== undefined) {
         const entry = model.commands.get(call.activity.command);
-        if (entry) entry.last = callOutcome(call.activity, m, line).text;
+        if (entry && outcome) entry.last = outcome.text;
       }
-      const key = call?.activity.key ?? `${m.toolName ?? 'tool'}\u0000${id}`;
+      const targets = call?.activity.targets ?? [`call:${m.toolName ?? 'tool'}\u0000${id}`];
       const label = call?.activity.label ?? m.toolName ?? 'tool';
       if (line !== undefined) {
         const text = oneLine(line, LIMITS.errorLine);
-        const same = model.errors.find((e) => e.key === key && e.line === text);
+        // A repeat (the same error again, on the same target or word for word) is one line with a count.
+        const same = model.errors.find((e) => sameError(e, text, targets));
         if (same) {
           same.count++;
           same.fixed = false;
           same.rank = rank;
+          same.label = label;
+          if (text.length >= same.line.length) same.line = text;
+          for (const t of targets) if (!same.targets.includes(t)) same.targets.push(t);
         } else {
-          model.errors.push({ key, label, line: text, count: 1, fixed: false, rank });
+          model.errors.push({ label, line: text, targets: [...targets], count: 1, fixed: false, rank });
         }
       } else {
-        for (const e of model.errors) if (e.key === key || e.key === label) e.fixed = true;
+        // Fixed later: the same command, script, test suite, or the same kind of action on the same file succeeded.
+        for (const e of model.errors) if (!e.fixed && resolves(e.targets, targets)) e.fixed = true;
       }
     }
   });
@@ -549,6 +617,26 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
     model.pending.push({ text: t, rank: pendingRank + p++ });
   }
   if (lastAssistantText >= 0) model.state = oneLine(messages[lastAssistantText].content, LIMITS.state);
+}
+
+/** An error line without what varies between repeats: positions, line numbers, addresses, durations. */
+const errorGist = (line: string): string =>
+  line
+    .replace(/…$/, '')
+    .replace(/0x[0-9a-f]+/gi, '#')
+    .replace(/(?<![A-Za-z])\d+(?:\.\d+)?(?![A-Za-z])/g, '#')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+
+/** Repeats of one error: the same gist (or one cut short of the other) on a shared target, or a specific one anywhere. */
+function sameError(e: ErrorEntry, line: string, targets: readonly string[]): boolean {
+  const a = errorGist(e.line);
+  const b = errorGist(line);
+  const short = a.length <= b.length ? a : b;
+  const same = a === b || (short.length >= 40 && (a.startsWith(b) || b.startsWith(a)));
+  if (!same) return false;
+  return short.length >= 40 || targets.some((t) => e.targets.includes(t));
 }
 
 /** A previous summary's pending work describes where its span ended; a span with new conversation supersedes it. */
@@ -604,7 +692,9 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   return {
     userRequests: requestsByPriority(model.requests).map((r) => ({ text: r.text, order: r.rank })),
     filesTouched: files.map((f, i) => ({ text: formatFile(f), order: i })),
-    codeSymbols: [...model.symbols.values()]
+    codeSymbols: [...model.symbols.entries()]
+      .filter(([name]) => !model.toolWords.has(name))
+      .map(([, x]) => x)
       .sort((a, b) => b.count - a.count || b.rank - a.rank || (a.text < b.text ? -1 : 1))
       .map((x, i) => ({ text: x.text, order: i })),
     commandsRun: byRankDesc([...model.commands.values()]).map((c) => ({ text: formatCommand(c), order: c.rank })),
@@ -614,12 +704,17 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   };
 }
 
-/** A file only seen whose path ends another listed path (a fragment of a cut output line) is that file. */
+/**
+ * A file only seen whose path ends another listed path (a fragment of a cut output line) is that file; one that
+ * another listed path lies under is a directory (a `find` line), not a file.
+ */
 function dropSeenFragments(files: Map<string, FileEntry>): void {
   const paths = [...files.keys()];
   for (const [path, entry] of [...files]) {
     if (!(entry.counts.size === 1 && entry.counts.has(SEEN))) continue;
-    if (paths.some((p) => p !== path && p.length > path.length && p.endsWith(path))) files.delete(path);
+    const dir = `${path.replace(/\/+$/, '')}/`;
+    if (paths.some((p) => p !== path && p.length > path.length && (p.endsWith(path) || p.startsWith(dir))))
+      files.delete(path);
   }
 }
 
@@ -697,6 +792,7 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     pending: [],
     state: '',
     carriedOmitted: emptyOmitted(),
+    toolWords: new Set(),
   };
   const previous = input.previousSummary?.trim() ?? '';
   if (previous !== '' && !absorbPrevious(model, previous)) {
