@@ -74,6 +74,21 @@ const clipLine = (s: string, max: number): string => {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
 };
 
+/**
+ * The line of a failed result that says what went wrong: a Python traceback's is its last, the exception and its
+ * message (`AttributeError: …`), not its `Traceback (most recent call last):` opening; else `errorLine` itself.
+ */
+export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
+  if (!/Traceback \(most recent call last\)/.test(errorLine)) return errorLine;
+  const lines = nonEmptyLines(result.content);
+  return (
+    [...lines]
+      .reverse()
+      .find((l) => /^\s*[\w.]*(?:Error|Exception)\b/.test(l))
+      ?.trim() ?? errorLine
+  );
+}
+
 export interface CallOutcome {
   readonly ok: boolean;
   /** `ok`, `error: …`, `exit 2: …`, `tests 2 failed, 10 passed`, `120 lines`, `no result`. */
@@ -89,10 +104,7 @@ export function callOutcome(
   if (!result) return { ok: false, text: 'no result' };
   const lines = nonEmptyLines(result.content);
   const tests = activity?.command !== undefined ? testCountsOf(result.content) : undefined;
-  let error = errorLine;
-  // A Python traceback's telling line is its last: the exception and its message.
-  if (error?.startsWith('Traceback'))
-    error = [...lines].reverse().find((l) => /^\w*(?:Error|Exception)\b/.test(l)) ?? error;
+  const error = errorLine === undefined ? undefined : tellingErrorLine(result, errorLine);
   if (error !== undefined) {
     const exit = exitCodeOf(lines);
     if (exit && error === exit.line) {

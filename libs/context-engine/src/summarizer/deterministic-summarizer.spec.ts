@@ -97,7 +97,7 @@ describe('summarizeDeterministic', () => {
     ]);
     expect(sections.errorsSeen).toEqual([
       'bash npm test 2>&1 | tail -20 — FAIL src/app.spec.ts [fixed later]',
-      'bash python scripts/migrate.py — Traceback (most recent call last): [unresolved]',
+      'bash python scripts/migrate.py — ModuleNotFoundError: No module named yaml [unresolved]',
     ]);
     expect(sections.decisions).toEqual(['Use a plain sum instead of the subtraction.']);
     expect(sections.pendingWork).toEqual([
@@ -150,7 +150,7 @@ describe('summarizeDeterministic', () => {
     expect(merged.sections.filesTouched[0]).toBe('/repo/src/app.ts (edit, read×2)');
     expect(merged.sections.commandsRun).toContain('`python scripts/migrate.py` ×2 → last: ok: migrated 3 tables');
     expect(merged.sections.errorsSeen).toContain(
-      'bash python scripts/migrate.py — Traceback (most recent call last): [fixed later]',
+      'bash python scripts/migrate.py — ModuleNotFoundError: No module named yaml [fixed later]',
     );
     expect(merged.sections.decisions).toEqual(prev.sections.decisions);
     // The previous span's pending work is superseded by the new span's end.

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
-import { callOutcome, errorLineOf } from './call-outcome';
+import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import {
   labelTargets,
   parseArguments as parseToolArguments,
@@ -344,7 +344,7 @@ function symbolsOfCall(
   for (const key of BODY_ARGS) {
     const body = args[key];
     if (typeof body !== 'string') continue;
-    for (const m of body.slice(0, 20_000).matchAll(DECLARATION)) {
+    for (const m of wholeLines(body.slice(0, 20_000)).matchAll(DECLARATION)) {
       const name = m[1] ?? m[2] ?? m[3];
       // A local variable with a plain word for a name (`lines`, `text`) is no symbol worth keeping.
       if (m[2] && /^\s/.test(m[0]) && !CODE_LIKE.test(m[2])) continue;
@@ -570,7 +570,7 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       const targets = call?.activity.targets ?? [`call:${m.toolName ?? 'tool'}\u0000${id}`];
       const label = call?.activity.label ?? m.toolName ?? 'tool';
       if (line !== undefined) {
-        const text = oneLine(line, LIMITS.errorLine);
+        const text = oneLine(errorLine === undefined ? line : tellingErrorLine(m, errorLine), LIMITS.errorLine);
         // A repeat (the same error again, on the same target or word for word) is one line with a count.
         const same = model.errors.find((e) => sameError(e, text, targets));
         if (same) {

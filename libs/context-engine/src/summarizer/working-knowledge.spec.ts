@@ -176,6 +176,20 @@ describe('errors: resolved by a later success on the same target', () => {
   });
 });
 
+describe('errors: the line that says what went wrong', () => {
+  it("a Python traceback is its exception and message, not 'Traceback (most recent call last):'", () => {
+    const traceback = [
+      'Traceback (most recent call last):',
+      '  File "/repo/reproduce_bug.py", line 17, in <module>',
+      '    result = np.array_equal(ds.pixel_array, pixel_array)',
+      'AttributeError: Unable to convert the pixel data: PixelRepresentation is missing',
+    ].join('\n');
+    expect(digest(step(bash('python reproduce_bug.py'), traceback)).errorsSeen).toEqual([
+      'bash python reproduce_bug.py — AttributeError: Unable to convert the pixel data: PixelRepresentation is missing [unresolved]',
+    ]);
+  });
+});
+
 describe('errors: repeats collapsed into one line with a count', () => {
   it('the same error from retries with other ranges or positions is one line ×N, its text once', () => {
     const messages: ChatMessage[] = [
