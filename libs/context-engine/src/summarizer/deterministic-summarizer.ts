@@ -240,6 +240,8 @@ interface Model {
   readonly carriedOmitted: Record<keyof SummarySections, number>;
   /** The span's tool names and the programs its commands ran: the agent's tools, not the code's symbols. */
   readonly toolWords: Set<string>;
+  /** Relative paths of calls whose results name them absolutely (`[File: /repo/src/a.py (40 lines total)]`). */
+  readonly absoluteOf: Map<string, string>;
 }
 
 const emptyOmitted = (): Record<keyof SummarySections, number> => ({
@@ -563,6 +565,7 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
         // Files an output names (a stack trace, a failing test, a build error, git status): seen too.
         for (const path of filesNamedIn(m.content)) if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
       }
+      if (call) recordAbsolutePaths(model, call.activity, m.content);
       if (call?.activity.command !== undefined) {
         const entry = model.commands.get(call.activity.command);
         if (entry && outcome) entry.last = outcome.text;
@@ -679,6 +682,7 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
       seen.has(x.text.toLowerCase()) ? false : (seen.add(x.text.toLowerCase()), true),
     );
   };
+  for (const [rel, abs] of model.absoluteOf) renameFile(model.files, rel, abs);
   mergeRelativeIntoAbsolute(model.files);
   dropSeenFragments(model.files);
   // Changed files first, then the ones opened, then the ones only seen in a listing or a search.
@@ -716,6 +720,32 @@ function dropSeenFragments(files: Map<string, FileEntry>): void {
     if (paths.some((p) => p !== path && p.length > path.length && (p.endsWith(path) || p.startsWith(dir))))
       files.delete(path);
   }
+}
+
+/** The result of a call on a relative path that names the file absolutely (at its start or end) tells its full path. */
+function recordAbsolutePaths(model: Model, activity: ToolActivity, content: string): void {
+  const ends = content.length > 1200 ? `${content.slice(0, 600)}\n${content.slice(-600)}` : content;
+  for (const f of activity.files) {
+    if (f.path.startsWith('/') || f.path.startsWith('~') || model.absoluteOf.has(f.path)) continue;
+    const rel = f.path.replace(/^\.\//, '');
+    const at = ends.indexOf(`/${rel}`);
+    if (at < 0) continue;
+    const m = /(?:^|[\s"'(:[])(\/[^\s"'()[\]:]*)$/.exec(ends.slice(0, at));
+    const after = ends.charAt(at + rel.length + 1);
+    if (m && !/[\w/.-]/.test(after)) model.absoluteOf.set(f.path, `${m[1]}/${rel}`);
+  }
+}
+
+/** The entry of `from` under the name `to` (merged into `to`'s when both exist). */
+function renameFile(files: Map<string, FileEntry>, from: string, to: string): void {
+  const entry = files.get(from);
+  if (!entry || from === to) return;
+  const target = files.get(to);
+  if (target) {
+    for (const [action, n] of entry.counts) target.counts.set(action, (target.counts.get(action) ?? 0) + n);
+    target.rank = Math.max(target.rank, entry.rank);
+  } else files.set(to, { ...entry, path: to });
+  files.delete(from);
 }
 
 /** `src/a.ts` and `/repo/src/a.ts` are one file when exactly one absolute path ends with the relative one. */
@@ -793,6 +823,7 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     state: '',
     carriedOmitted: emptyOmitted(),
     toolWords: new Set(),
+    absoluteOf: new Map(),
   };
   const previous = input.previousSummary?.trim() ?? '';
   if (previous !== '' && !absorbPrevious(model, previous)) {

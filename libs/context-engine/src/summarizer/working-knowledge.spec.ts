@@ -280,6 +280,22 @@ describe('files: whole names only, listings read', () => {
     );
   });
 
+  it("gives a relative path the absolute one its call's result names (SWE-agent's `[File: /abs/path (N lines total)]`)", () => {
+    const create = bash('create decrypt.py');
+    const other = call('Read', { file_path: 'notes/todo.md' });
+    const files = digest([
+      say('', create),
+      answer(
+        create,
+        '[File: /ctf/BabyEncryption/decrypt.py (1 lines total)]\n1:\n(Open file: /ctf/BabyEncryption/decrypt.py)',
+      ),
+      // A result that names the file only inside a longer path tells nothing.
+      say('', other),
+      answer(other, 'see /backup/notes/todo.md.orig'),
+    ]).filesTouched;
+    expect(files).toEqual(['/ctf/BabyEncryption/decrypt.py (write)', 'notes/todo.md (read)']);
+  });
+
   it('reads the files of an ls -F listing and of SWE-agent find_file / search_dir results', () => {
     const ls = bash('ls -F');
     const find = bash('find_file "numpy_handler.py"');
