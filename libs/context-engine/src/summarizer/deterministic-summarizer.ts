@@ -4,7 +4,7 @@ import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import {
   labelTargets,
   parseArguments as parseToolArguments,
-  resolves,
+  resolvedTargets,
   type ToolActivity,
   toolActivity,
 } from './tool-activity';
@@ -215,6 +215,8 @@ interface ErrorEntry {
   /** The call's label (its latest occurrence when repeats were collapsed). */
   label: string;
   line: string;
+  /** The line without what varies between repeats (`errorGist`). */
+  gist: string;
   /** What a later success must share to resolve it (see `ToolActivity.targets`). */
   targets: string[];
   count: number;
@@ -234,6 +236,9 @@ interface Model {
   readonly symbols: Map<string, SymbolEntry>;
   readonly commands: Map<string, CommandEntry>;
   readonly errors: ErrorEntry[];
+  /** Errors by target and by the start of their gist: repeats and resolutions are found without a scan. */
+  readonly errorsByTarget: Map<string, ErrorEntry[]>;
+  readonly errorsByGist: Map<string, ErrorEntry[]>;
   readonly decisions: Ranked[];
   readonly pending: Ranked[];
   state: string;
@@ -416,7 +421,20 @@ const LISTED_NAME = /^(?:\.{0,2}\/|~\/)?[\w@~.+-]+(?:\/[\w@.+-]+)*[/*@=|:,]?$/;
  * them is a fragment (`lers/numpy_handler.py`).
  */
 function wholeLines(text: string): string {
-  return text.includes('[... ') ? text.replace(/[^\n]*\n*\[\.\.\. \d+ chars\b[^\]\n]*\]\n*[^\n]*/g, '\n') : text;
+  if (!text.includes('[... ')) return text;
+  const parts: string[] = [];
+  let from = 0;
+  for (const m of text.matchAll(/\[\.\.\. \d+ chars\b[^\]\n]*\]/g)) {
+    const before = text.lastIndexOf('\n', text.slice(0, m.index).trimEnd().length - 1);
+    const afterMarker = m.index + m[0].length;
+    const rest = text.slice(afterMarker);
+    const lineStart = afterMarker + (rest.length - rest.trimStart().length);
+    const after = text.indexOf('\n', lineStart);
+    parts.push(text.slice(from, Math.max(from, before + 1)));
+    from = after < 0 ? text.length : after;
+  }
+  parts.push(text.slice(from));
+  return parts.join('\n');
 }
 
 const NAMED_FILE =
@@ -498,15 +516,25 @@ function absorbPrevious(model: Model, text: string): boolean {
         case 'errorsSeen': {
           const m = ERROR_ITEM.exec(item);
           if (m)
-            model.errors.push({
+            addError(model, {
               label: m[1],
               line: m[2],
+              gist: errorGist(m[2]),
               targets: labelTargets(m[1]),
               count: Number(m[3] ?? 1),
               fixed: m[4] === 'fixed later',
               rank,
             });
-          else model.errors.push({ label: item, line: '', targets: [`label:${item}`], count: 1, fixed: false, rank });
+          else
+            addError(model, {
+              label: item,
+              line: '',
+              gist: '',
+              targets: [`label:${item}`],
+              count: 1,
+              fixed: false,
+              rank,
+            });
           return;
         }
         case 'currentState':
@@ -575,20 +603,24 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       if (line !== undefined) {
         const text = oneLine(errorLine === undefined ? line : tellingErrorLine(m, errorLine), LIMITS.errorLine);
         // A repeat (the same error again, on the same target or word for word) is one line with a count.
-        const same = model.errors.find((e) => sameError(e, text, targets));
+        const gist = errorGist(text);
+        const same = repeatOf(model, gist, targets);
         if (same) {
           same.count++;
           same.fixed = false;
           same.rank = rank;
           same.label = label;
-          if (text.length >= same.line.length) same.line = text;
-          for (const t of targets) if (!same.targets.includes(t)) same.targets.push(t);
+          if (text.length >= same.line.length) {
+            same.line = text;
+            same.gist = gist;
+          }
+          indexTargets(model, same, targets);
         } else {
-          model.errors.push({ label, line: text, targets: [...targets], count: 1, fixed: false, rank });
+          addError(model, { label, line: text, gist, targets: [...targets], count: 1, fixed: false, rank });
         }
       } else {
         // Fixed later: the same command, script, test suite, or the same kind of action on the same file succeeded.
-        for (const e of model.errors) if (!e.fixed && resolves(e.targets, targets)) e.fixed = true;
+        for (const t of resolvedTargets(targets)) for (const e of model.errorsByTarget.get(t) ?? []) e.fixed = true;
       }
     }
   });
@@ -632,14 +664,37 @@ const errorGist = (line: string): string =>
     .trim()
     .toLowerCase();
 
-/** Repeats of one error: the same gist (or one cut short of the other) on a shared target, or a specific one anywhere. */
-function sameError(e: ErrorEntry, line: string, targets: readonly string[]): boolean {
-  const a = errorGist(e.line);
-  const b = errorGist(line);
-  const short = a.length <= b.length ? a : b;
-  const same = a === b || (short.length >= 40 && (a.startsWith(b) || b.startsWith(a)));
-  if (!same) return false;
-  return short.length >= 40 || targets.some((t) => e.targets.includes(t));
+/** A gist this long names a specific error: the same one from another command is a repeat too. */
+const SPECIFIC = 40;
+const gistKey = (gist: string): string => (gist.length >= SPECIFIC ? gist.slice(0, SPECIFIC) : gist);
+
+function addError(model: Model, e: ErrorEntry): void {
+  model.errors.push(e);
+  indexTargets(model, e, e.targets);
+  const key = gistKey(e.gist);
+  model.errorsByGist.set(key, [...(model.errorsByGist.get(key) ?? []), e]);
+}
+
+function indexTargets(model: Model, e: ErrorEntry, targets: readonly string[]): void {
+  for (const t of targets) {
+    if (!e.targets.includes(t)) e.targets.push(t);
+    const list = model.errorsByTarget.get(t);
+    if (!list) model.errorsByTarget.set(t, [e]);
+    else if (!list.includes(e)) list.push(e);
+  }
+}
+
+/**
+ * The error a new one repeats: the same gist on a shared target, or — for a specific error — the same gist (or
+ * one cut short of the other) from any command.
+ */
+function repeatOf(model: Model, gist: string, targets: readonly string[]): ErrorEntry | undefined {
+  for (const e of model.errorsByGist.get(gistKey(gist)) ?? []) {
+    if (gist.length >= SPECIFIC && e.gist.length >= SPECIFIC) {
+      if (e.gist.startsWith(gist) || gist.startsWith(e.gist)) return e;
+    } else if (e.gist === gist && targets.some((t) => e.targets.includes(t))) return e;
+  }
+  return undefined;
 }
 
 /** A previous summary's pending work describes where its span ended; a span with new conversation supersedes it. */
@@ -730,9 +785,12 @@ function recordAbsolutePaths(model: Model, activity: ToolActivity, content: stri
     const rel = f.path.replace(/^\.\//, '');
     const at = ends.indexOf(`/${rel}`);
     if (at < 0) continue;
-    const m = /(?:^|[\s"'(:[])(\/[^\s"'()[\]:]*)$/.exec(ends.slice(0, at));
+    // Back from the match to the start of the path it ends.
+    let start = at;
+    while (start > 0 && !/[\s"'():[\]]/.test(ends.charAt(start - 1))) start--;
+    const dir = ends.slice(start, at);
     const after = ends.charAt(at + rel.length + 1);
-    if (m && !/[\w/.-]/.test(after)) model.absoluteOf.set(f.path, `${m[1]}/${rel}`);
+    if (dir.startsWith('/') && !/[\w/.-]/.test(after)) model.absoluteOf.set(f.path, `${dir}/${rel}`);
   }
 }
 
@@ -818,6 +876,8 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     symbols: new Map(),
     commands: new Map(),
     errors: [],
+    errorsByTarget: new Map(),
+    errorsByGist: new Map(),
     decisions: [],
     pending: [],
     state: '',

@@ -215,16 +215,16 @@ export function commandTargets(line: string, onFile?: string): string[] {
 const actionKind = (action: FileAction): string => (action === 'edit' || action === 'write' ? 'change' : action);
 
 /**
- * Whether a later success with `success` targets resolves an error with `error` targets: they share one, or the
- * success ran the whole suite the error ran part of.
+ * The error targets a later success with `success` targets resolves: the ones it shares, and the parts of a suite
+ * it ran whole. (Another part of a suite passing says nothing of the part that failed: `within:` resolves nothing.)
  */
-export function resolves(error: readonly string[], success: readonly string[]): boolean {
+export function resolvedTargets(success: readonly string[]): string[] {
+  const out: string[] = [];
   for (const t of success) {
-    // Another part of a suite passing says nothing of the part that failed.
-    if (!t.startsWith('within:') && error.includes(t)) return true;
-    if (t.startsWith('suite:') && error.includes(`within:${t.slice(6)}`)) return true;
+    if (!t.startsWith('within:')) out.push(t);
+    if (t.startsWith('suite:')) out.push(`within:${t.slice(6)}`);
   }
-  return false;
+  return out;
 }
 
 /**
@@ -277,16 +277,23 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
   const target = firstLine ?? files[0]?.path ?? '';
   // A command that changes a file it does not name (SWE-agent's `edit 10:12` edits the file opened last).
   const changed = files.find((f) => (f.action === 'edit' || f.action === 'write') && !firstLine?.includes(f.path));
-  const runs = firstLine !== undefined && RUNNER.test(tokenize(commandKey(firstLine))[0] ?? '');
-  const targets: string[] = [];
-  if (firstLine !== undefined) {
-    targets.push(...commandTargets(firstLine, changed?.path));
-    // A change made by a command that also runs something is not resolved by another change alone.
-    if (!runs) for (const f of files) if (f.action === 'edit' || f.action === 'write') targets.push(`change:${f.path}`);
-  } else {
-    for (const f of files) targets.push(`${actionKind(f.action)}:${f.path}`);
-    if (files.length === 0) targets.push(`call:${call.name}\u0000${call.arguments}`);
-  }
+  // Computed on first use: most readers of an activity (a note's step lines) never ask.
+  let targets: string[] | undefined;
+  const targetsOf = (): string[] => {
+    if (targets) return targets;
+    targets = [];
+    if (firstLine !== undefined) {
+      targets.push(...commandTargets(firstLine, changed?.path));
+      // A change made by a command that also runs something is not resolved by another change alone.
+      const runs = RUNNER.test(tokenize(commandKey(firstLine))[0] ?? '');
+      if (!runs)
+        for (const f of files) if (f.action === 'edit' || f.action === 'write') targets.push(`change:${f.path}`);
+    } else {
+      for (const f of files) targets.push(`${actionKind(f.action)}:${f.path}`);
+      if (files.length === 0) targets.push(`call:${call.name}\u0000${call.arguments}`);
+    }
+    return targets;
+  };
   const label =
     firstLine !== undefined && changed
       ? `${oneLine(`${call.name} ${firstLine}`, 100)} on ${changed.path}`
@@ -298,6 +305,8 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
     ...(firstLine !== undefined ? { command: oneLine(firstLine, 160) } : {}),
     label,
     key: `${call.name}\u0000${firstLine !== undefined ? commandKey(firstLine) : (files[0]?.path ?? call.arguments)}`,
-    targets,
+    get targets() {
+      return targetsOf();
+    },
   };
 }
