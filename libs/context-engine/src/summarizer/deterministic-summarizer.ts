@@ -598,9 +598,11 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
         const entry = model.commands.get(call.activity.command);
         if (entry && outcome) entry.last = outcome.text;
       }
-      const targets = call?.activity.targets ?? [`call:${m.toolName ?? 'tool'}\u0000${id}`];
-      const label = call?.activity.label ?? m.toolName ?? 'tool';
+      // Targets are read only when there is an error to record or to resolve.
+      const targetsOf = () => call?.activity.targets ?? [`call:${m.toolName ?? 'tool'}\u0000${id}`];
       if (line !== undefined) {
+        const targets = targetsOf();
+        const label = call?.activity.label ?? m.toolName ?? 'tool';
         const text = oneLine(errorLine === undefined ? line : tellingErrorLine(m, errorLine), LIMITS.errorLine);
         // A repeat (the same error again, on the same target or word for word) is one line with a count.
         const gist = errorGist(text);
@@ -618,9 +620,9 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
         } else {
           addError(model, { label, line: text, gist, targets: [...targets], count: 1, fixed: false, rank });
         }
-      } else {
+      } else if (model.errorsByTarget.size > 0) {
         // Fixed later: the same command, script, test suite, or the same kind of action on the same file succeeded.
-        for (const t of resolvedTargets(targets)) for (const e of model.errorsByTarget.get(t) ?? []) e.fixed = true;
+        for (const t of resolvedTargets(targetsOf())) for (const e of model.errorsByTarget.get(t) ?? []) e.fixed = true;
       }
     }
   });
@@ -726,6 +728,8 @@ interface Candidate {
   readonly text: string;
   /** Display position (ascending). */
   readonly order: number;
+  /** The item with its free text cut to `max` characters (an error's line: its label and status stay whole). */
+  readonly cut?: (max: number) => string;
 }
 
 /** Each section's candidates, most important first. */
@@ -757,7 +761,11 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
       .sort((a, b) => b.count - a.count || b.rank - a.rank || (a.text < b.text ? -1 : 1))
       .map((x, i) => ({ text: x.text, order: i })),
     commandsRun: byRankDesc([...model.commands.values()]).map((c) => ({ text: formatCommand(c), order: c.rank })),
-    errorsSeen: errors.map((e) => ({ text: formatError(e), order: e.rank })),
+    errorsSeen: errors.map((e) => ({
+      text: formatError(e),
+      order: e.rank,
+      cut: (max: number) => formatError({ ...e, line: oneLine(e.line, max) }),
+    })),
     decisions: dedupe(model.decisions).map((d) => ({ text: d.text, order: d.rank })),
     pendingWork: dedupe(model.pending).map((d) => ({ text: d.text, order: d.rank })),
   };
@@ -898,7 +906,6 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     input.maxChars ?? Math.min(DEFAULT_MAX_SUMMARY_CHARS, Math.floor(inputChars * DEFAULT_SUMMARY_RATIO));
 
   const cands = candidates(model);
-  const overhead = SUMMARY_TITLE.length + SUMMARY_SECTIONS.reduce((s, name) => s + name.length + 4, 0);
   const needs = emptyOmitted();
   for (const key of KEYS) {
     needs[key] =
@@ -906,35 +913,119 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
         ? model.state.length + 1
         : cands[key].reduce((s, c) => s + lineSize(c.text), 0) + (model.carriedOmitted[key] > 0 ? 24 : 0);
   }
+  // The title and the headings of the sections that have something (an empty one is not rendered).
+  const overhead =
+    SUMMARY_TITLE.length + 1 + KEYS.reduce((s, key, i) => s + (needs[key] > 0 ? SUMMARY_SECTIONS[i].length + 4 : 0), 0);
   const alloc = allocate(needs, maxChars - overhead);
 
-  const omitted = emptyOmitted();
-  const chosen = {} as Record<ListKey, string[]>;
+  const kept = {} as Record<ListKey, Candidate[]>;
   for (const key of KEYS) {
     if (key === 'currentState') continue;
     const list = cands[key];
-    const kept: Candidate[] = [];
+    const mine: Candidate[] = [];
     let used = 0;
     const reserve = list.length > 0 && needs[key] > alloc[key] ? 24 : 0;
     for (const c of list) {
       if (used + lineSize(c.text) + reserve > alloc[key]) break;
-      kept.push(c);
+      mine.push(c);
       used += lineSize(c.text);
     }
     // The newest user request always survives, cut to what is left.
-    if (key === 'userRequests' && kept.length === 0 && list.length > 0) {
-      kept.push({ ...list[0], text: oneLine(list[0].text, Math.max(60, alloc[key] - reserve - 3)) });
+    if (key === 'userRequests' && mine.length === 0 && list.length > 0) {
+      mine.push({ ...list[0], text: oneLine(list[0].text, Math.max(60, alloc[key] - reserve - 3)) });
     }
-    omitted[key] = list.length - kept.length + model.carriedOmitted[key];
-    chosen[key] = kept.sort((a, b) => a.order - b.order).map((c) => c.text);
+    kept[key] = mine;
   }
-  const currentState = oneLine(model.state, Math.max(0, alloc.currentState - 1));
-  omitted.currentState = currentState.length < model.state.length ? 1 : 0;
-
-  const sections: SummarySections = { ...chosen, currentState };
-  const text = render(sections, omitted);
+  let currentState = oneLine(model.state, Math.max(0, alloc.currentState - 1));
+  const build = () => {
+    const omitted = emptyOmitted();
+    const chosen = {} as Record<ListKey, string[]>;
+    for (const key of KEYS) {
+      if (key === 'currentState') continue;
+      omitted[key] = cands[key].length - kept[key].length + model.carriedOmitted[key];
+      chosen[key] = [...kept[key]].sort((a, b) => a.order - b.order).map((c) => c.text);
+    }
+    omitted.currentState = currentState.length < model.state.length ? 1 : 0;
+    const sections: SummarySections = { ...chosen, currentState };
+    return { sections, omitted, text: render(sections, omitted) };
+  };
+  /** The length `build()` would render, without rendering. */
+  const measure = (): number => {
+    let n = SUMMARY_TITLE.length;
+    KEYS.forEach((key, i) => {
+      if (key === 'currentState') {
+        if (currentState !== '') n += SUMMARY_SECTIONS[i].length + 5 + currentState.length;
+        return;
+      }
+      if (kept[key].length === 0) return;
+      n += SUMMARY_SECTIONS[i].length + 4;
+      const left = cands[key].length - kept[key].length + model.carriedOmitted[key];
+      if (left > 0) n += omittedLine(left).length + 3;
+      for (const c of kept[key]) n += c.text.length + 3;
+    });
+    return n;
+  };
+  // What the shares left unused (sections under their share, headings not rendered) goes to the items left out,
+  // the most telling sections first, as long as the whole stays within maxChars.
+  for (const key of FILL_ORDER) {
+    const list = cands[key];
+    while (kept[key].length < list.length) {
+      kept[key].push(list[kept[key].length]!);
+      if (measure() > maxChars) {
+        kept[key].pop();
+        break;
+      }
+    }
+  }
+  // The newest unresolved error and the most important file are never dropped while the less telling sections
+  // (decisions, symbols, pending work, commands, the current state, other files) have room to give; an error's line
+  // is cut shorter at each try.
+  for (const key of ['errorsSeen', 'filesTouched'] as const) {
+    const first = cands[key][0];
+    if (!first || kept[key].length > 0) continue;
+    const versions = first.cut ? [first.text, ...[120, 80, 50, 30].map((n) => first.cut!(n))] : [first.text];
+    const saved = { kept: Object.fromEntries(KEYS.map((k) => [k, [...(kept[k as ListKey] ?? [])]])), currentState };
+    let fitted = false;
+    for (let guard = 0; guard < 500 && !fitted; guard++) {
+      fitted = versions.some((text) => {
+        kept[key].push({ ...first, text });
+        if (measure() <= maxChars) return true;
+        kept[key].pop();
+        return false;
+      });
+      if (fitted) break;
+      // The files give all but their first to an error.
+      const giver = GIVERS.find((k) => kept[k].length > 0);
+      if (giver) kept[giver].pop();
+      else if (key === 'errorsSeen' && kept.filesTouched.length > 1) kept.filesTouched.pop();
+      else if (currentState !== '')
+        currentState = currentState.length > 100 ? oneLine(currentState, currentState.length - 80) : '';
+      else break;
+    }
+    if (!fitted) {
+      // Nothing gained: give the others their room back.
+      for (const k of KEYS) if (k !== 'currentState') kept[k] = saved.kept[k]!;
+      currentState = saved.currentState;
+    }
+  }
+  const result = build();
+  const { text, sections, omitted } = result;
   return { text, sections, omitted, inputChars, maxChars, notSmaller: text.length >= inputChars };
 }
+
+/** What gives room to a missing error or file, least telling first. */
+const GIVERS: readonly ListKey[] = ['decisions', 'codeSymbols', 'pendingWork', 'commandsRun'];
+
+/** Where room left over goes first: what went wrong, what was touched, what was asked, what was run. */
+const FILL_ORDER: readonly ListKey[] = [
+  'errorsSeen',
+  'filesTouched',
+  'userRequests',
+  'commandsRun',
+  'pendingWork',
+  'codeSymbols',
+  'decisions',
+];
 
 function assertNever(value: never): never {
   throw new Error(`Unhandled value: ${String(value)}`);

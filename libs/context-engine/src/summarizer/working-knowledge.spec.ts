@@ -332,6 +332,63 @@ describe('files: whole names only, listings read', () => {
   });
 });
 
+describe('a small working state uses its room', () => {
+  const span = (): ChatMessage[] => [
+    ...step(bash('create reproduce_bug.py'), '[File: /repo/reproduce_bug.py (1 lines total)]'),
+    ...step(bash('edit 1:1\nimport numpy\nend_of_edit'), 'File updated.'),
+    ...step(
+      bash('python reproduce_bug.py'),
+      'Traceback (most recent call last):\n  File "/repo/reproduce_bug.py", line 17\nAttributeError: Unable to convert the pixel data as the following required elements are missing from the dataset: PixelRepresentation',
+    ),
+    ...step(
+      bash('find_file "numpy_handler.py"'),
+      'Found 1 matches for "numpy_handler.py" in /repo:\n/repo/pkg/numpy_handler.py',
+    ),
+    say(
+      'The script reproduced the bug: `PixelRepresentation` is required. Next: find the check in `numpy_handler.py`.',
+    ),
+  ];
+
+  it('at 400 characters it keeps the file written and the unresolved error (headings of empty sections cost nothing)', () => {
+    const r = summarizeDeterministic({ messages: span(), maxChars: 400 });
+    expect(r.text.length).toBeLessThanOrEqual(400);
+    expect(r.sections.filesTouched).toContain('/repo/reproduce_bug.py (write, edit)');
+    expect(r.sections.errorsSeen).toEqual([
+      expect.stringMatching(/^bash python reproduce_bug\.py — AttributeError: .*\[unresolved\]$/),
+    ]);
+  });
+
+  it('cuts an error line rather than drop the error', () => {
+    const r = summarizeDeterministic({ messages: span(), maxChars: 250 });
+    expect(r.text.length).toBeLessThanOrEqual(250);
+    expect(r.sections.errorsSeen).toEqual([
+      expect.stringMatching(/^bash python reproduce_bug\.py — AttributeError: .*… \[unresolved\]$/),
+    ]);
+  });
+
+  it('property: within maxChars, and an error of the span is kept from 300 characters on', () => {
+    const stepArb = fc.tuple(
+      fc.constantFrom('npm test', 'python x.py', 'make', 'cat a.ts', "sed -n '1,5p' b.py"),
+      fc.constantFrom('ok', 'Error: boom went the build of the thing', 'done\nCommand exited with code 2', 'fine'),
+      fc.lorem({ maxCount: 12 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(stepArb, { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 300, max: 1500 }),
+        (steps, maxChars) => {
+          const messages = steps.flatMap(([command, result, text]) => [say(text), ...step(bash(command), result)]);
+          const r = summarizeDeterministic({ messages, maxChars });
+          expect(r.text.length).toBeLessThanOrEqual(maxChars);
+          if (steps.some(([, result]) => result !== 'ok' && result !== 'fine'))
+            expect(r.sections.errorsSeen.length).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('a search that finds nothing', () => {
   it('is "no match", not "ok: Command exited with code 1"', () => {
     const grep = bash('grep -n "invalidate" src/user-message.ts');
