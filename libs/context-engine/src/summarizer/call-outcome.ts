@@ -217,3 +217,43 @@ export function describeCall(call: ToolCall, activity: ToolActivity, outcome: Ca
   } else head = `${call.name}(${describeArguments(call)})`;
   return `${head} → ${outcome.text}`;
 }
+
+/**
+ * The call and result a `describeCall` line stands for, as far as the line tells (the inverse of `describeCall`):
+ * a shell command or a file with its tool, and a result that ends the same way (`ok: …`, `error: …`, `exit N: …`,
+ * failed tests). Undefined for a line that is not a call's (an intent, a count of omitted steps).
+ */
+export function callOfStepLine(
+  line: string,
+  id: string,
+): { readonly call: ToolCall; readonly result?: ChatMessage } | undefined {
+  const text = line.replace(/^- /, '').replace(/ \(×\d+\)$/, '');
+  const arrow = text.lastIndexOf(' → ');
+  if (arrow < 0) return undefined;
+  const head = text.slice(0, arrow);
+  const outcome = text.slice(arrow + 3);
+  let call: ToolCall | undefined;
+  const command = /^(\S+) `(.*)`$/.exec(head);
+  const file = /^([^\s(]+) (\S+)(?: \(.*\))?$/.exec(head);
+  if (command) call = { id, name: command[1]!, arguments: JSON.stringify({ command: command[2]! }) };
+  else if (file && !file[2]!.includes('…'))
+    call = { id, name: file[1]!, arguments: JSON.stringify({ path: file[2]! }) };
+  if (!call) return undefined;
+  if (outcome === 'no result') return { call };
+  const exit = /^exit (\d+)(?:: (.*))?$/.exec(outcome);
+  // Test counts as a runner prints them (`Tests: 2 failed, 10 passed`): read back as they were.
+  const content = exit
+    ? `${exit[2] ?? ''}\nexit code: ${exit[1]}`
+    : outcome.startsWith('error: ')
+      ? outcome.slice(7)
+      : outcome.startsWith('tests ')
+        ? `Tests: ${outcome.slice(6)}`
+        : /^\d+ lines$/.test(outcome)
+          ? '\n'.repeat(Math.min(100_000, Math.max(0, parseInt(outcome, 10) - 1)))
+          : outcome.replace(/^ok(?:: |$)/, '');
+  const isError = outcome.startsWith('error: ');
+  return {
+    call,
+    result: { role: 'tool', content, toolCallId: id, toolName: call.name, ...(isError ? { isError } : {}) },
+  };
+}
