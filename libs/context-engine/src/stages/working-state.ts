@@ -1,6 +1,7 @@
 import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
+import { callOfStepLine } from '../summarizer/call-outcome';
 import { summarizeDeterministic } from '../summarizer/deterministic-summarizer';
 import { makeBlock, type StageContext } from './common';
 
@@ -69,6 +70,8 @@ export function workingStateOf(
     const condensed = condensedTextOf(e);
     if (condensed) previous.push(condensed);
     else if (e.message.role !== 'system') messages.push(e.message);
+    // A note that could not carry a working state still names its calls: read them back from its step lines.
+    else messages.push(...messagesOfSteps(e.message.content, k));
   }
   if (messages.length === 0 && previous.length === 0) return undefined;
   const summary = summarizeDeterministic({
@@ -78,6 +81,27 @@ export function workingStateOf(
   });
   const body = summary.text.split('\n').slice(1).join('\n').trim();
   return body === '' ? undefined : body;
+}
+
+/** The step lines of a note (`# In-turn steps …` then `- …` lines), as the calls and results they describe. */
+function messagesOfSteps(content: string, at: number): ChatMessage[] {
+  const heading = content.indexOf('\n# In-turn steps');
+  if (heading < 0) return [];
+  const out: ChatMessage[] = [];
+  content
+    .slice(heading + 1)
+    .split('\n')
+    .slice(1)
+    .forEach((line, n) => {
+      if (!line.startsWith('- ')) return;
+      const intent = /^- (?:intent|said): (.*)$/.exec(line);
+      if (intent) return void out.push({ role: 'assistant', content: intent[1]! });
+      const step = callOfStepLine(line, `step-${at}-${n}`);
+      if (!step) return;
+      out.push({ role: 'assistant', content: '', toolCalls: [step.call] });
+      if (step.result) out.push(step.result);
+    });
+  return out;
 }
 
 /** `header` and, when there is one, the working state of entries [i, j] under its heading. */

@@ -74,6 +74,21 @@ const clipLine = (s: string, max: number): string => {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
 };
 
+/**
+ * The line of a failed result that says what went wrong: a Python traceback's is its last, the exception and its
+ * message (`AttributeError: …`), not its `Traceback (most recent call last):` opening; else `errorLine` itself.
+ */
+export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
+  if (!/Traceback \(most recent call last\)/.test(errorLine)) return errorLine;
+  const lines = nonEmptyLines(result.content);
+  return (
+    [...lines]
+      .reverse()
+      .find((l) => /^\s*[\w.]*(?:Error|Exception)\b/.test(l))
+      ?.trim() ?? errorLine
+  );
+}
+
 export interface CallOutcome {
   readonly ok: boolean;
   /** `ok`, `error: …`, `exit 2: …`, `tests 2 failed, 10 passed`, `120 lines`, `no result`. */
@@ -89,10 +104,7 @@ export function callOutcome(
   if (!result) return { ok: false, text: 'no result' };
   const lines = nonEmptyLines(result.content);
   const tests = activity?.command !== undefined ? testCountsOf(result.content) : undefined;
-  let error = errorLine;
-  // A Python traceback's telling line is its last: the exception and its message.
-  if (error?.startsWith('Traceback'))
-    error = [...lines].reverse().find((l) => /^\w*(?:Error|Exception)\b/.test(l)) ?? error;
+  const error = errorLine === undefined ? undefined : tellingErrorLine(result, errorLine);
   if (error !== undefined) {
     const exit = exitCodeOf(lines);
     if (exit && error === exit.line) {
@@ -116,6 +128,9 @@ export function callOutcome(
     activity.files.length > 0 &&
     activity.files.every((f) => f.action === 'read');
   if (readsOnly) return { ok: true, text: `${result.content.split('\n').length} lines` };
+  // Only a search's "nothing found" reaches here with an exit status (errorLineOf lets its exit 1 through).
+  const exit = activity?.command !== undefined ? exitCodeOf(lines) : undefined;
+  if (exit) return { ok: true, text: `no match (exit ${exit.code})` };
   if (activity?.command !== undefined && lines.length > 0) {
     // A command's last line is often its verdict ("Found 3 errors", "Done in 2.1s", "migrated 3 tables").
     // (Not a marker of our own: a squeezed or truncated body ends in one.)
@@ -201,4 +216,44 @@ export function describeCall(call: ToolCall, activity: ToolActivity, outcome: Ca
     head = `${call.name} ${shortenPath(file)}${rest ? ` (${rest})` : ''}`;
   } else head = `${call.name}(${describeArguments(call)})`;
   return `${head} → ${outcome.text}`;
+}
+
+/**
+ * The call and result a `describeCall` line stands for, as far as the line tells (the inverse of `describeCall`):
+ * a shell command or a file with its tool, and a result that ends the same way (`ok: …`, `error: …`, `exit N: …`,
+ * failed tests). Undefined for a line that is not a call's (an intent, a count of omitted steps).
+ */
+export function callOfStepLine(
+  line: string,
+  id: string,
+): { readonly call: ToolCall; readonly result?: ChatMessage } | undefined {
+  const text = line.replace(/^- /, '').replace(/ \(×\d+\)$/, '');
+  const arrow = text.lastIndexOf(' → ');
+  if (arrow < 0) return undefined;
+  const head = text.slice(0, arrow);
+  const outcome = text.slice(arrow + 3);
+  let call: ToolCall | undefined;
+  const command = /^(\S+) `(.*)`$/.exec(head);
+  const file = /^([^\s(]+) (\S+)(?: \(.*\))?$/.exec(head);
+  if (command) call = { id, name: command[1]!, arguments: JSON.stringify({ command: command[2]! }) };
+  else if (file && !file[2]!.includes('…'))
+    call = { id, name: file[1]!, arguments: JSON.stringify({ path: file[2]! }) };
+  if (!call) return undefined;
+  if (outcome === 'no result') return { call };
+  const exit = /^exit (\d+)(?:: (.*))?$/.exec(outcome);
+  // Test counts as a runner prints them (`Tests: 2 failed, 10 passed`): read back as they were.
+  const content = exit
+    ? `${exit[2] ?? ''}\nexit code: ${exit[1]}`
+    : outcome.startsWith('error: ')
+      ? outcome.slice(7)
+      : outcome.startsWith('tests ')
+        ? `Tests: ${outcome.slice(6)}`
+        : /^\d+ lines$/.test(outcome)
+          ? '\n'.repeat(Math.min(100_000, Math.max(0, parseInt(outcome, 10) - 1)))
+          : outcome.replace(/^ok(?:: |$)/, '');
+  const isError = outcome.startsWith('error: ');
+  return {
+    call,
+    result: { role: 'tool', content, toolCallId: id, toolName: call.name, ...(isError ? { isError } : {}) },
+  };
 }

@@ -97,7 +97,7 @@ describe('summarizeDeterministic', () => {
     ]);
     expect(sections.errorsSeen).toEqual([
       'bash npm test 2>&1 | tail -20 — FAIL src/app.spec.ts [fixed later]',
-      'bash python scripts/migrate.py — Traceback (most recent call last): [unresolved]',
+      'bash python scripts/migrate.py — ModuleNotFoundError: No module named yaml [unresolved]',
     ]);
     expect(sections.decisions).toEqual(['Use a plain sum instead of the subtraction.']);
     expect(sections.pendingWork).toEqual([
@@ -150,7 +150,7 @@ describe('summarizeDeterministic', () => {
     expect(merged.sections.filesTouched[0]).toBe('/repo/src/app.ts (edit, read×2)');
     expect(merged.sections.commandsRun).toContain('`python scripts/migrate.py` ×2 → last: ok: migrated 3 tables');
     expect(merged.sections.errorsSeen).toContain(
-      'bash python scripts/migrate.py — Traceback (most recent call last): [fixed later]',
+      'bash python scripts/migrate.py — ModuleNotFoundError: No module named yaml [fixed later]',
     );
     expect(merged.sections.decisions).toEqual(prev.sections.decisions);
     // The previous span's pending work is superseded by the new span's end.
@@ -342,8 +342,10 @@ describe('real sessions', () => {
     // Measured: 25 of 25 overall (the current-state text quotes the agreed file layout), 13 of 25 in "Files
     // touched"; the 12 missing there are files of that layout still to be moved, never touched by a tool yet.
     expect(overlap(c1.summary, r.text)).toEqual({ hit: 25, of: 25 });
-    // 19 since the files seen in listings and search results are listed too (13 before).
-    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 19, of: 25 });
+    // 19 since the files seen in listings and search results are listed too (13 before); 21 since a listing line
+    // with directories (`ls -F`: `src/`, `LICENSE`) gives its file names too and room the other sections leave goes
+    // to the files left out. The 4 missing are left out by the budget (files only seen in listings), not unread.
+    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 21, of: 25 });
   });
 
   it('every session: the older 70% summarizes smaller than itself, deterministically, within its budget', () => {

@@ -1,7 +1,13 @@
 import type { ChatMessage } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
-import { callOutcome, errorLineOf } from './call-outcome';
-import { parseArguments as parseToolArguments, type ToolActivity, toolActivity } from './tool-activity';
+import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
+import {
+  labelTargets,
+  parseArguments as parseToolArguments,
+  resolvedTargets,
+  type ToolActivity,
+  toolActivity,
+} from './tool-activity';
 
 /**
  * The offline summarizer: a structured, bounded, deterministic digest of a span of conversation, built
@@ -206,10 +212,13 @@ interface CommandEntry {
   last?: string;
 }
 interface ErrorEntry {
-  /** Same-operation key for new errors; the label for errors parsed from a previous summary. */
-  readonly key: string;
-  readonly label: string;
-  readonly line: string;
+  /** The call's label (its latest occurrence when repeats were collapsed). */
+  label: string;
+  line: string;
+  /** The line without what varies between repeats (`errorGist`). */
+  gist: string;
+  /** What a later success must share to resolve it (see `ToolActivity.targets`). */
+  targets: string[];
   count: number;
   fixed: boolean;
   rank: number;
@@ -227,10 +236,17 @@ interface Model {
   readonly symbols: Map<string, SymbolEntry>;
   readonly commands: Map<string, CommandEntry>;
   readonly errors: ErrorEntry[];
+  /** Errors by target and by the start of their gist: repeats and resolutions are found without a scan. */
+  readonly errorsByTarget: Map<string, ErrorEntry[]>;
+  readonly errorsByGist: Map<string, ErrorEntry[]>;
   readonly decisions: Ranked[];
   readonly pending: Ranked[];
   state: string;
   readonly carriedOmitted: Record<keyof SummarySections, number>;
+  /** The span's tool names and the programs its commands ran: the agent's tools, not the code's symbols. */
+  readonly toolWords: Set<string>;
+  /** Relative paths of calls whose results name them absolutely (`[File: /repo/src/a.py (40 lines total)]`). */
+  readonly absoluteOf: Map<string, string>;
 }
 
 const emptyOmitted = (): Record<keyof SummarySections, number> => ({
@@ -272,13 +288,42 @@ const SYMBOL = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$/;
 /** Looks like code, not a word: camelCase, snake_case, a dotted or called name. */
 const CODE_LIKE = /[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[\w)]\.[A-Za-z]|::|\(\)$|^[A-Z][a-z]+[A-Z]/;
 
-const FILE_LIKE = /\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|rb|php|c|h|cpp|md|ya?ml|toml|sh|css|html|txt|lock)$/i;
+const FILE_LIKE =
+  /\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|rb|php|c|h|cpp|md|ya?ml|toml|sh|css|html|txt|lock|pl|cfg|ini|rst|sql|log)$/i;
+
+/**
+ * Language keywords, builtin types and functions, and the receiver names of the common languages: every program
+ * has them, so naming them tells the agent nothing about this code.
+ */
+const NOT_SYMBOLS = new Set(
+  [
+    // Python
+    'def class return self cls None True False int str float bool bytes dict list tuple set frozenset object type',
+    'len print range import from lambda pass raise try except finally with yield while for if else elif not and',
+    'or is in as global nonlocal assert del break continue async await super isinstance open args kwargs',
+    'Exception',
+    // JavaScript / TypeScript
+    'const let var function this new null undefined true false typeof instanceof delete void never unknown any',
+    'string number boolean symbol bigint object Object String Number Boolean Symbol Array Promise Map Set Date',
+    'JSON Math Error RegExp console require module exports export default static public private protected readonly',
+    'interface enum extends implements abstract declare namespace switch case catch throw constructor keyof',
+    'Record Partial Readonly ReadonlyArray',
+    // Go / Rust / Java / C
+    'func package go chan defer nil err struct impl fn pub mut use mod crate match loop where trait Self Some Ok Err',
+    'Vec Option Result char long short double unsigned signed sizeof include define main void final println',
+    // Shell
+    'echo cd ls cat grep sed awk sudo then fi do done esac',
+  ]
+    .join(' ')
+    .split(' '),
+);
 
 function addSymbol(model: Model, raw: string, rank: number, requireCodeLike = false): void {
   const text = raw.trim();
   if (text.length < 3 || text.length > 80 || !SYMBOL.test(text)) return;
   if (requireCodeLike && !CODE_LIKE.test(text)) return;
   if (FILE_LIKE.test(text)) return; // a file name: listed with the files
+  if (NOT_SYMBOLS.has(text.replace(/\(\)$/, ''))) return;
 
   const name = text.replace(/\(\)$/, '');
   const entry = model.symbols.get(name);
@@ -306,8 +351,10 @@ function symbolsOfCall(
   for (const key of BODY_ARGS) {
     const body = args[key];
     if (typeof body !== 'string') continue;
-    for (const m of body.slice(0, 20_000).matchAll(DECLARATION)) {
+    for (const m of wholeLines(body.slice(0, 20_000)).matchAll(DECLARATION)) {
       const name = m[1] ?? m[2] ?? m[3];
+      // A local variable with a plain word for a name (`lines`, `text`) is no symbol worth keeping.
+      if (m[2] && /^\s/.test(m[0]) && !CODE_LIKE.test(m[2])) continue;
       if (name && !KEYWORDS.has(name)) addSymbol(model, name, rank);
     }
   }
@@ -327,7 +374,8 @@ function symbolsOfCall(
 
 /** The action of a file only seen in a listing or a search result (ls, find, grep -l, a glob tool). */
 const SEEN = 'seen';
-const LISTING_COMMAND = /^\s*(?:ls|find|fd|tree|grep|rg|ag|git (?:status|ls-files|diff --(?:stat|name-only))|du)\b/;
+const LISTING_COMMAND =
+  /^\s*(?:ls|find|fd|tree|grep|rg|ag|git (?:status|ls-files|diff --(?:stat|name-only))|du|find_file|search_dir|search_file)\b/;
 const LISTING_TOOL = /glob|find|search|grep|^ls$|list/i;
 const listsFiles = (tool: string, command: string | undefined): boolean =>
   command !== undefined ? LISTING_COMMAND.test(command) : LISTING_TOOL.test(tool);
@@ -343,21 +391,50 @@ const isListedPath = (t: string): boolean => t.length >= 3 && t.length <= 200 &&
 function filesInListing(text: string): string[] {
   const out = new Set<string>();
   const add = (t: string) => {
-    const p = t.replace(/[:,/]$/, '').replace(/^\.\//, '');
+    const p = t.replace(/[:,/*@=|]$/, '').replace(/^\.\//, '');
     if (isListedPath(p)) out.add(p);
   };
-  for (const line of text.split('\n', 400)) {
+  for (const line of wholeLines(text).split('\n', 400)) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.length > 400) continue;
     const hit = /^([^\s:]+):\d+[:-]/.exec(trimmed);
+    // SWE-agent's search_dir / search_file / find_file: `path (3 matches)`, `Found 2 matches for "x" in path:`.
+    const counted =
+      /^(\S+) \(\d+ match(?:es)?\)$/.exec(trimmed) ??
+      /^Found \d+ match(?:es)? for .* in (\S+\.[A-Za-z]\w{0,9}):?$/.exec(trimmed);
     const tokens = trimmed.split(/\s+/);
     if (hit) add(hit[1]!);
+    else if (counted) add(counted[1]!);
     else if (PERMISSIONS.test(tokens[0]!)) add(tokens[tokens.length - 1]!);
-    else if (tokens.length <= 12 && tokens.every((t) => isListedPath(t.replace(/[:,/]$/, '').replace(/^\.\//, ''))))
-      tokens.forEach(add);
+    // A line of names (ls, ls -F with its `/`, `*`, `@` marks): the ones that look like files.
+    else if (tokens.length <= 12 && tokens.every((t) => LISTED_NAME.test(t))) tokens.forEach(add);
     if (out.size >= 200) break;
   }
   return [...out];
+}
+
+const LISTED_NAME = /^(?:\.{0,2}\/|~\/)?[\w@~.+-]+(?:\/[\w@.+-]+)*[/*@=|:,]?$/;
+
+/**
+ * The text without the partial lines around a character cut (`[... 639 chars, 19 lines truncated ...]`, `[... N
+ * chars omitted …]`): the line before such a marker lost its end and the line after it its start, so a path in
+ * them is a fragment (`lers/numpy_handler.py`).
+ */
+function wholeLines(text: string): string {
+  if (!text.includes('[... ')) return text;
+  const parts: string[] = [];
+  let from = 0;
+  for (const m of text.matchAll(/\[\.\.\. \d+ chars\b[^\]\n]*\]/g)) {
+    const before = text.lastIndexOf('\n', text.slice(0, m.index).trimEnd().length - 1);
+    const afterMarker = m.index + m[0].length;
+    const rest = text.slice(afterMarker);
+    const lineStart = afterMarker + (rest.length - rest.trimStart().length);
+    const after = text.indexOf('\n', lineStart);
+    parts.push(text.slice(from, Math.max(from, before + 1)));
+    from = after < 0 ? text.length : after;
+  }
+  parts.push(text.slice(from));
+  return parts.join('\n');
 }
 
 const NAMED_FILE =
@@ -365,7 +442,7 @@ const NAMED_FILE =
 /** Up to 20 file paths an output names (bounded: the first 20,000 characters). */
 function filesNamedIn(text: string): string[] {
   const out = new Set<string>();
-  for (const m of text.slice(0, 20_000).matchAll(NAMED_FILE)) {
+  for (const m of wholeLines(text.slice(0, 20_000)).matchAll(NAMED_FILE)) {
     out.add(m[0].replace(/^\.\//, ''));
     if (out.size >= 20) break;
   }
@@ -439,15 +516,25 @@ function absorbPrevious(model: Model, text: string): boolean {
         case 'errorsSeen': {
           const m = ERROR_ITEM.exec(item);
           if (m)
-            model.errors.push({
-              key: m[1],
+            addError(model, {
               label: m[1],
               line: m[2],
+              gist: errorGist(m[2]),
+              targets: labelTargets(m[1]),
               count: Number(m[3] ?? 1),
               fixed: m[4] === 'fixed later',
               rank,
             });
-          else model.errors.push({ key: item, label: item, line: '', count: 1, fixed: false, rank });
+          else
+            addError(model, {
+              label: item,
+              line: '',
+              gist: '',
+              targets: [`label:${item}`],
+              count: 1,
+              fixed: false,
+              rank,
+            });
           return;
         }
         case 'currentState':
@@ -482,6 +569,9 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       }
       for (const call of m.toolCalls ?? []) {
         const activity = toolActivity(call, shell);
+        model.toolWords.add(call.name);
+        const program = activity.command?.match(/^\S+/)?.[0];
+        if (program) model.toolWords.add(program);
         symbolsOfCall(model, call, activity.command, rank);
         calls.set(call.id, { activity, index: i, name: call.name });
         for (const f of activity.files) touchFile(model, f.path, f.action, rank);
@@ -492,7 +582,10 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
       if (id === undefined) return;
       answered.add(id);
       const call = calls.get(id);
-      const line = errorLineOf(m, call?.activity);
+      const errorLine = errorLineOf(m, call?.activity);
+      const outcome = call?.activity.command !== undefined ? callOutcome(call.activity, m, errorLine) : undefined;
+      // A failed test run whose output has no error line (only its counts tell) failed all the same.
+      const line = errorLine ?? (outcome && !outcome.ok ? outcome.text : undefined);
       if (call && line === undefined && listsFiles(call.name, call.activity.command)) {
         for (const path of filesInListing(m.content))
           if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
@@ -500,24 +593,36 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
         // Files an output names (a stack trace, a failing test, a build error, git status): seen too.
         for (const path of filesNamedIn(m.content)) if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
       }
+      if (call) recordAbsolutePaths(model, call.activity, m.content);
       if (call?.activity.command !== undefined) {
         const entry = model.commands.get(call.activity.command);
-        if (entry) entry.last = callOutcome(call.activity, m, line).text;
+        if (entry && outcome) entry.last = outcome.text;
       }
-      const key = call?.activity.key ?? `${m.toolName ?? 'tool'}\u0000${id}`;
-      const label = call?.activity.label ?? m.toolName ?? 'tool';
+      // Targets are read only when there is an error to record or to resolve.
+      const targetsOf = () => call?.activity.targets ?? [`call:${m.toolName ?? 'tool'}\u0000${id}`];
       if (line !== undefined) {
-        const text = oneLine(line, LIMITS.errorLine);
-        const same = model.errors.find((e) => e.key === key && e.line === text);
+        const targets = targetsOf();
+        const label = call?.activity.label ?? m.toolName ?? 'tool';
+        const text = oneLine(errorLine === undefined ? line : tellingErrorLine(m, errorLine), LIMITS.errorLine);
+        // A repeat (the same error again, on the same target or word for word) is one line with a count.
+        const gist = errorGist(text);
+        const same = repeatOf(model, gist, targets);
         if (same) {
           same.count++;
           same.fixed = false;
           same.rank = rank;
+          same.label = label;
+          if (text.length >= same.line.length) {
+            same.line = text;
+            same.gist = gist;
+          }
+          indexTargets(model, same, targets);
         } else {
-          model.errors.push({ key, label, line: text, count: 1, fixed: false, rank });
+          addError(model, { label, line: text, gist, targets: [...targets], count: 1, fixed: false, rank });
         }
-      } else {
-        for (const e of model.errors) if (e.key === key || e.key === label) e.fixed = true;
+      } else if (model.errorsByTarget.size > 0) {
+        // Fixed later: the same command, script, test suite, or the same kind of action on the same file succeeded.
+        for (const t of resolvedTargets(targetsOf())) for (const e of model.errorsByTarget.get(t) ?? []) e.fixed = true;
       }
     }
   });
@@ -551,6 +656,49 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
   if (lastAssistantText >= 0) model.state = oneLine(messages[lastAssistantText].content, LIMITS.state);
 }
 
+/** An error line without what varies between repeats: positions, line numbers, addresses, durations. */
+const errorGist = (line: string): string =>
+  line
+    .replace(/…$/, '')
+    .replace(/0x[0-9a-f]+/gi, '#')
+    .replace(/(?<![A-Za-z])\d+(?:\.\d+)?(?![A-Za-z])/g, '#')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+
+/** A gist this long names a specific error: the same one from another command is a repeat too. */
+const SPECIFIC = 40;
+const gistKey = (gist: string): string => (gist.length >= SPECIFIC ? gist.slice(0, SPECIFIC) : gist);
+
+function addError(model: Model, e: ErrorEntry): void {
+  model.errors.push(e);
+  indexTargets(model, e, e.targets);
+  const key = gistKey(e.gist);
+  model.errorsByGist.set(key, [...(model.errorsByGist.get(key) ?? []), e]);
+}
+
+function indexTargets(model: Model, e: ErrorEntry, targets: readonly string[]): void {
+  for (const t of targets) {
+    if (!e.targets.includes(t)) e.targets.push(t);
+    const list = model.errorsByTarget.get(t);
+    if (!list) model.errorsByTarget.set(t, [e]);
+    else if (!list.includes(e)) list.push(e);
+  }
+}
+
+/**
+ * The error a new one repeats: the same gist on a shared target, or — for a specific error — the same gist (or
+ * one cut short of the other) from any command.
+ */
+function repeatOf(model: Model, gist: string, targets: readonly string[]): ErrorEntry | undefined {
+  for (const e of model.errorsByGist.get(gistKey(gist)) ?? []) {
+    if (gist.length >= SPECIFIC && e.gist.length >= SPECIFIC) {
+      if (e.gist.startsWith(gist) || gist.startsWith(e.gist)) return e;
+    } else if (e.gist === gist && targets.some((t) => e.targets.includes(t))) return e;
+  }
+  return undefined;
+}
+
 /** A previous summary's pending work describes where its span ended; a span with new conversation supersedes it. */
 function dropStalePending(model: Model, messages: readonly ChatMessage[]): void {
   const progressed = messages.some((m) => (m.role === 'user' || m.role === 'assistant') && m.content.trim() !== '');
@@ -580,6 +728,8 @@ interface Candidate {
   readonly text: string;
   /** Display position (ascending). */
   readonly order: number;
+  /** The item with its free text cut to `max` characters (an error's line: its label and status stay whole). */
+  readonly cut?: (max: number) => string;
 }
 
 /** Each section's candidates, most important first. */
@@ -591,6 +741,7 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
       seen.has(x.text.toLowerCase()) ? false : (seen.add(x.text.toLowerCase()), true),
     );
   };
+  for (const [rel, abs] of model.absoluteOf) renameFile(model.files, rel, abs);
   mergeRelativeIntoAbsolute(model.files);
   dropSeenFragments(model.files);
   // Changed files first, then the ones opened, then the ones only seen in a listing or a search.
@@ -604,23 +755,63 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   return {
     userRequests: requestsByPriority(model.requests).map((r) => ({ text: r.text, order: r.rank })),
     filesTouched: files.map((f, i) => ({ text: formatFile(f), order: i })),
-    codeSymbols: [...model.symbols.values()]
+    codeSymbols: [...model.symbols.entries()]
+      .filter(([name]) => !model.toolWords.has(name))
+      .map(([, x]) => x)
       .sort((a, b) => b.count - a.count || b.rank - a.rank || (a.text < b.text ? -1 : 1))
       .map((x, i) => ({ text: x.text, order: i })),
     commandsRun: byRankDesc([...model.commands.values()]).map((c) => ({ text: formatCommand(c), order: c.rank })),
-    errorsSeen: errors.map((e) => ({ text: formatError(e), order: e.rank })),
+    errorsSeen: errors.map((e) => ({
+      text: formatError(e),
+      order: e.rank,
+      cut: (max: number) => formatError({ ...e, line: oneLine(e.line, max) }),
+    })),
     decisions: dedupe(model.decisions).map((d) => ({ text: d.text, order: d.rank })),
     pendingWork: dedupe(model.pending).map((d) => ({ text: d.text, order: d.rank })),
   };
 }
 
-/** A file only seen whose path ends another listed path (a fragment of a cut output line) is that file. */
+/**
+ * A file only seen whose path ends another listed path (a fragment of a cut output line) is that file; one that
+ * another listed path lies under is a directory (a `find` line), not a file.
+ */
 function dropSeenFragments(files: Map<string, FileEntry>): void {
   const paths = [...files.keys()];
   for (const [path, entry] of [...files]) {
     if (!(entry.counts.size === 1 && entry.counts.has(SEEN))) continue;
-    if (paths.some((p) => p !== path && p.length > path.length && p.endsWith(path))) files.delete(path);
+    const dir = `${path.replace(/\/+$/, '')}/`;
+    if (paths.some((p) => p !== path && p.length > path.length && (p.endsWith(path) || p.startsWith(dir))))
+      files.delete(path);
   }
+}
+
+/** The result of a call on a relative path that names the file absolutely (at its start or end) tells its full path. */
+function recordAbsolutePaths(model: Model, activity: ToolActivity, content: string): void {
+  const ends = content.length > 1200 ? `${content.slice(0, 600)}\n${content.slice(-600)}` : content;
+  for (const f of activity.files) {
+    if (f.path.startsWith('/') || f.path.startsWith('~') || model.absoluteOf.has(f.path)) continue;
+    const rel = f.path.replace(/^\.\//, '');
+    const at = ends.indexOf(`/${rel}`);
+    if (at < 0) continue;
+    // Back from the match to the start of the path it ends.
+    let start = at;
+    while (start > 0 && !/[\s"'():[\]]/.test(ends.charAt(start - 1))) start--;
+    const dir = ends.slice(start, at);
+    const after = ends.charAt(at + rel.length + 1);
+    if (dir.startsWith('/') && !/[\w/.-]/.test(after)) model.absoluteOf.set(f.path, `${dir}/${rel}`);
+  }
+}
+
+/** The entry of `from` under the name `to` (merged into `to`'s when both exist). */
+function renameFile(files: Map<string, FileEntry>, from: string, to: string): void {
+  const entry = files.get(from);
+  if (!entry || from === to) return;
+  const target = files.get(to);
+  if (target) {
+    for (const [action, n] of entry.counts) target.counts.set(action, (target.counts.get(action) ?? 0) + n);
+    target.rank = Math.max(target.rank, entry.rank);
+  } else files.set(to, { ...entry, path: to });
+  files.delete(from);
 }
 
 /** `src/a.ts` and `/repo/src/a.ts` are one file when exactly one absolute path ends with the relative one. */
@@ -693,10 +884,14 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     symbols: new Map(),
     commands: new Map(),
     errors: [],
+    errorsByTarget: new Map(),
+    errorsByGist: new Map(),
     decisions: [],
     pending: [],
     state: '',
     carriedOmitted: emptyOmitted(),
+    toolWords: new Set(),
+    absoluteOf: new Map(),
   };
   const previous = input.previousSummary?.trim() ?? '';
   if (previous !== '' && !absorbPrevious(model, previous)) {
@@ -711,7 +906,6 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     input.maxChars ?? Math.min(DEFAULT_MAX_SUMMARY_CHARS, Math.floor(inputChars * DEFAULT_SUMMARY_RATIO));
 
   const cands = candidates(model);
-  const overhead = SUMMARY_TITLE.length + SUMMARY_SECTIONS.reduce((s, name) => s + name.length + 4, 0);
   const needs = emptyOmitted();
   for (const key of KEYS) {
     needs[key] =
@@ -719,35 +913,119 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
         ? model.state.length + 1
         : cands[key].reduce((s, c) => s + lineSize(c.text), 0) + (model.carriedOmitted[key] > 0 ? 24 : 0);
   }
+  // The title and the headings of the sections that have something (an empty one is not rendered).
+  const overhead =
+    SUMMARY_TITLE.length + 1 + KEYS.reduce((s, key, i) => s + (needs[key] > 0 ? SUMMARY_SECTIONS[i].length + 4 : 0), 0);
   const alloc = allocate(needs, maxChars - overhead);
 
-  const omitted = emptyOmitted();
-  const chosen = {} as Record<ListKey, string[]>;
+  const kept = {} as Record<ListKey, Candidate[]>;
   for (const key of KEYS) {
     if (key === 'currentState') continue;
     const list = cands[key];
-    const kept: Candidate[] = [];
+    const mine: Candidate[] = [];
     let used = 0;
     const reserve = list.length > 0 && needs[key] > alloc[key] ? 24 : 0;
     for (const c of list) {
       if (used + lineSize(c.text) + reserve > alloc[key]) break;
-      kept.push(c);
+      mine.push(c);
       used += lineSize(c.text);
     }
     // The newest user request always survives, cut to what is left.
-    if (key === 'userRequests' && kept.length === 0 && list.length > 0) {
-      kept.push({ ...list[0], text: oneLine(list[0].text, Math.max(60, alloc[key] - reserve - 3)) });
+    if (key === 'userRequests' && mine.length === 0 && list.length > 0) {
+      mine.push({ ...list[0], text: oneLine(list[0].text, Math.max(60, alloc[key] - reserve - 3)) });
     }
-    omitted[key] = list.length - kept.length + model.carriedOmitted[key];
-    chosen[key] = kept.sort((a, b) => a.order - b.order).map((c) => c.text);
+    kept[key] = mine;
   }
-  const currentState = oneLine(model.state, Math.max(0, alloc.currentState - 1));
-  omitted.currentState = currentState.length < model.state.length ? 1 : 0;
-
-  const sections: SummarySections = { ...chosen, currentState };
-  const text = render(sections, omitted);
+  let currentState = oneLine(model.state, Math.max(0, alloc.currentState - 1));
+  const build = () => {
+    const omitted = emptyOmitted();
+    const chosen = {} as Record<ListKey, string[]>;
+    for (const key of KEYS) {
+      if (key === 'currentState') continue;
+      omitted[key] = cands[key].length - kept[key].length + model.carriedOmitted[key];
+      chosen[key] = [...kept[key]].sort((a, b) => a.order - b.order).map((c) => c.text);
+    }
+    omitted.currentState = currentState.length < model.state.length ? 1 : 0;
+    const sections: SummarySections = { ...chosen, currentState };
+    return { sections, omitted, text: render(sections, omitted) };
+  };
+  /** The length `build()` would render, without rendering. */
+  const measure = (): number => {
+    let n = SUMMARY_TITLE.length;
+    KEYS.forEach((key, i) => {
+      if (key === 'currentState') {
+        if (currentState !== '') n += SUMMARY_SECTIONS[i].length + 5 + currentState.length;
+        return;
+      }
+      if (kept[key].length === 0) return;
+      n += SUMMARY_SECTIONS[i].length + 4;
+      const left = cands[key].length - kept[key].length + model.carriedOmitted[key];
+      if (left > 0) n += omittedLine(left).length + 3;
+      for (const c of kept[key]) n += c.text.length + 3;
+    });
+    return n;
+  };
+  // What the shares left unused (sections under their share, headings not rendered) goes to the items left out,
+  // the most telling sections first, as long as the whole stays within maxChars.
+  for (const key of FILL_ORDER) {
+    const list = cands[key];
+    while (kept[key].length < list.length) {
+      kept[key].push(list[kept[key].length]!);
+      if (measure() > maxChars) {
+        kept[key].pop();
+        break;
+      }
+    }
+  }
+  // The newest unresolved error and the most important file are never dropped while the less telling sections
+  // (decisions, symbols, pending work, commands, the current state, other files) have room to give; an error's line
+  // is cut shorter at each try.
+  for (const key of ['errorsSeen', 'filesTouched'] as const) {
+    const first = cands[key][0];
+    if (!first || kept[key].length > 0) continue;
+    const versions = first.cut ? [first.text, ...[120, 80, 50, 30].map((n) => first.cut!(n))] : [first.text];
+    const saved = { kept: Object.fromEntries(KEYS.map((k) => [k, [...(kept[k as ListKey] ?? [])]])), currentState };
+    let fitted = false;
+    for (let guard = 0; guard < 500 && !fitted; guard++) {
+      fitted = versions.some((text) => {
+        kept[key].push({ ...first, text });
+        if (measure() <= maxChars) return true;
+        kept[key].pop();
+        return false;
+      });
+      if (fitted) break;
+      // The files give all but their first to an error.
+      const giver = GIVERS.find((k) => kept[k].length > 0);
+      if (giver) kept[giver].pop();
+      else if (key === 'errorsSeen' && kept.filesTouched.length > 1) kept.filesTouched.pop();
+      else if (currentState !== '')
+        currentState = currentState.length > 100 ? oneLine(currentState, currentState.length - 80) : '';
+      else break;
+    }
+    if (!fitted) {
+      // Nothing gained: give the others their room back.
+      for (const k of KEYS) if (k !== 'currentState') kept[k] = saved.kept[k]!;
+      currentState = saved.currentState;
+    }
+  }
+  const result = build();
+  const { text, sections, omitted } = result;
   return { text, sections, omitted, inputChars, maxChars, notSmaller: text.length >= inputChars };
 }
+
+/** What gives room to a missing error or file, least telling first. */
+const GIVERS: readonly ListKey[] = ['decisions', 'codeSymbols', 'pendingWork', 'commandsRun'];
+
+/** Where room left over goes first: what went wrong, what was touched, what was asked, what was run. */
+const FILL_ORDER: readonly ListKey[] = [
+  'errorsSeen',
+  'filesTouched',
+  'userRequests',
+  'commandsRun',
+  'pendingWork',
+  'codeSymbols',
+  'decisions',
+];
 
 function assertNever(value: never): never {
   throw new Error(`Unhandled value: ${String(value)}`);

@@ -9,6 +9,11 @@ export interface ToolActivity {
   readonly label: string;
   /** Key for "same operation again": the tool plus its path or command. */
   readonly key: string;
+  /**
+   * What a later success must share with a failed call to resolve it (`errorTargetsOf`): the same command, the
+   * same script or test file run, the same kind of action on the same file, a whole test suite passing.
+   */
+  readonly targets: readonly string[];
 }
 
 /** read, edit or write; for other tools that name a file (find_file, grep …) the tool's name. */
@@ -162,6 +167,83 @@ const oneLine = (s: string, max: number): string => {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 };
 
+/** Test runners: a later passing run of the whole suite resolves a failed run of part of it. */
+const TEST_RUNNER =
+  /^(?:python\d*(?:\.\d+)?\s+-m\s+pytest|pytest|py\.test|(?:npx\s+)?(?:jest|vitest|mocha)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|go\s+test|cargo\s+test|mvn\s+test|gradle\s+test|tox|nox)\b/;
+/** Programs that run a script or a test file: the file run is the target a later success must share. */
+const RUNNER =
+  /^(?:python\d*(?:\.\d+)?|pytest|py\.test|node|deno|bun|tsx|ts-node|ruby|perl|php|bash|sh|zsh|go|cargo|java|jest|vitest|mocha|npx|pnpm|yarn|npm|Rscript|julia|lua|dotnet)$/;
+
+/**
+ * Resolution targets of a shell command line: `run:` its key, `script:` the script or test file it runs (pytest
+ * node ids and line suffixes dropped), `suite:` the test runner when it runs the whole suite (no file operand),
+ * `within:` the test runner when it runs part of it.
+ */
+export function commandTargets(line: string, onFile?: string): string[] {
+  const key = commandKey(line);
+  // The same command on another file (SWE-agent's `edit 1:3` edits the file opened last) is another operation.
+  const targets = [onFile === undefined ? `run:${key}` : `run:${key} on ${onFile}`];
+  const tokens = tokenize(key);
+  const verb = tokens[0] ?? '';
+  const scriptVerb = verb.startsWith('./') && looksLikePath(verb);
+  if (scriptVerb) targets.push(`script:${verb.replace(/^\.\//, '')}`);
+  let script: string | undefined;
+  if (RUNNER.test(verb)) {
+    script = tokens
+      .slice(1)
+      .filter((t) => !t.startsWith('-'))
+      .map((t) => t.replace(/::.*$/, '').replace(/:\d+$/, ''))
+      .find((t) => looksLikePath(t) && /\.\w+$|\//.test(t));
+    if (script) targets.push(`script:${script.replace(/^\.\//, '')}`);
+  }
+  const runner = TEST_RUNNER.exec(key);
+  if (runner) {
+    // One runner however invoked: `python -m pytest` is `pytest`, `npx jest` is `jest`, `npm run test` is `npm test`.
+    const name = runner[0]
+      .replace(/\s+/g, ' ')
+      .replace(/^python\S* -m /, '')
+      .replace(/^npx /, '')
+      .replace(/ run test$/, ' test')
+      .replace(/^py\.test$/, 'pytest');
+    const operands = tokenize(key.slice(runner[0].length)).filter((t) => !t.startsWith('-') && t !== '--');
+    targets.push(operands.length === 0 ? `suite:${name}` : `within:${name}`);
+  }
+  return targets;
+}
+
+/** A file action's kind for resolution: a change (edit, write), a read, or the tool's own action. */
+const actionKind = (action: FileAction): string => (action === 'edit' || action === 'write' ? 'change' : action);
+
+/**
+ * The error targets a later success with `success` targets resolves: the ones it shares, and the parts of a suite
+ * it ran whole. (Another part of a suite passing says nothing of the part that failed: `within:` resolves nothing.)
+ */
+export function resolvedTargets(success: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const t of success) {
+    if (!t.startsWith('within:')) out.push(t);
+    if (t.startsWith('suite:')) out.push(`within:${t.slice(6)}`);
+  }
+  return out;
+}
+
+/**
+ * The targets of an error line's label (`tool target` or `tool command on path`), for an error read back from an
+ * earlier summary: the same rules as for a call, as far as the label tells.
+ */
+export function labelTargets(label: string): string[] {
+  const at = label.indexOf(' ');
+  if (at < 0) return [`label:${label}`];
+  const tool = label.slice(0, at);
+  let rest = label.slice(at + 1).trim();
+  if (SHELL_TOOL.test(tool)) {
+    const on = / on (\S+)$/.exec(rest);
+    if (on) rest = rest.slice(0, on.index);
+    return [...(on ? [`change:${on[1]}`] : []), ...commandTargets(rest.replace(/…$/, ''), on?.[1])];
+  }
+  return looksLikePath(rest) ? [`${actionKind(actionOfTool(tool))}:${rest}`] : [`label:${label}`];
+}
+
 /** Reads a call; `state.lastOpened` follows SWE-agent's notion of the currently open file across calls. */
 export function toolActivity(call: ToolCall, state: { lastOpened?: string }): ToolActivity {
   const args = parseArguments(call.arguments) ?? {};
@@ -193,10 +275,38 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
   }
   const firstLine = command === undefined ? undefined : withoutLeadingCd(command.split('\n')[0]);
   const target = firstLine ?? files[0]?.path ?? '';
+  // A command that changes a file it does not name (SWE-agent's `edit 10:12` edits the file opened last).
+  const changed = files.find((f) => (f.action === 'edit' || f.action === 'write') && !firstLine?.includes(f.path));
+  // Computed on first use: most readers of an activity (a note's step lines) never ask.
+  let targets: string[] | undefined;
+  const targetsOf = (): string[] => {
+    if (targets) return targets;
+    targets = [];
+    if (firstLine !== undefined) {
+      targets.push(...commandTargets(firstLine, changed?.path));
+      // A change made by a command that also runs something is not resolved by another change alone.
+      const runs = RUNNER.test(tokenize(commandKey(firstLine))[0] ?? '');
+      if (!runs)
+        for (const f of files) if (f.action === 'edit' || f.action === 'write') targets.push(`change:${f.path}`);
+    } else {
+      for (const f of files) targets.push(`${actionKind(f.action)}:${f.path}`);
+      if (files.length === 0) targets.push(`call:${call.name}\u0000${call.arguments}`);
+    }
+    return targets;
+  };
+  const label =
+    firstLine !== undefined && changed
+      ? `${oneLine(`${call.name} ${firstLine}`, 100)} on ${changed.path}`
+      : firstLine === undefined && files[0]
+        ? `${call.name} ${files[0].path}` // a file name is never cut
+        : oneLine(target ? `${call.name} ${target}` : call.name, 120);
   return {
     files,
     ...(firstLine !== undefined ? { command: oneLine(firstLine, 160) } : {}),
-    label: oneLine(target ? `${call.name} ${target}` : call.name, 120),
+    label,
     key: `${call.name}\u0000${firstLine !== undefined ? commandKey(firstLine) : (files[0]?.path ?? call.arguments)}`,
+    get targets() {
+      return targetsOf();
+    },
   };
 }

@@ -1,0 +1,398 @@
+import fc from 'fast-check';
+import type { ChatMessage, ToolCall } from '../model/message';
+import { truncateHeadTail } from '../stages/common';
+import { callOutcome } from './call-outcome';
+import { summarizeDeterministic } from './deterministic-summarizer';
+import { toolActivity } from './tool-activity';
+
+/**
+ * What a digest keeps of the agent's working knowledge: code symbols without language noise or the agent's own
+ * tools, errors resolved by a later success on the same target, repeats collapsed, whole file names only.
+ */
+
+let seq = 0;
+const call = (name: string, args: Record<string, unknown>): ToolCall => ({
+  id: `k${seq++}`,
+  name,
+  arguments: JSON.stringify(args),
+});
+const bash = (command: string): ToolCall => call('bash', { command });
+const say = (content: string, ...toolCalls: ToolCall[]): ChatMessage => ({
+  role: 'assistant',
+  content,
+  ...(toolCalls.length > 0 ? { toolCalls } : {}),
+});
+const answer = (c: ToolCall, content: string, isError?: boolean): ChatMessage => ({
+  role: 'tool',
+  content,
+  toolCallId: c.id,
+  toolName: c.name,
+  ...(isError ? { isError } : {}),
+});
+/** One assistant step: a call and its result. */
+const step = (c: ToolCall, result: string, isError?: boolean): ChatMessage[] => [
+  say('', c),
+  answer(c, result, isError),
+];
+const digest = (messages: ChatMessage[], previousSummary?: string) =>
+  summarizeDeterministic({ messages, maxChars: 100_000, ...(previousSummary ? { previousSummary } : {}) }).sections;
+
+const SYNTAX_ERROR =
+  'Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\nERRORS:\n- E999 IndentationError: unexpected indent';
+
+describe('code symbols: the code, not the language or the agent', () => {
+  it('leaves out keywords, builtin types and the names of the tools and programs the session used', () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'Fix the pixel handler.' },
+      say("Let's use the `find_file` command, then `str_replace_editor` to change `get_pixeldata()`."),
+      ...step(
+        bash('find_file "numpy_handler.py"'),
+        'Found 1 matches for "numpy_handler.py" in /repo:\n/repo/pkg/numpy_handler.py',
+      ),
+      ...step(bash('grep -n "def convert_pixel_data" pkg/dataset.py'), '1444:    def convert_pixel_data(self):'),
+      ...step(
+        call('str_replace_editor', {
+          command: 'str_replace',
+          path: '/repo/pkg/numpy_handler.py',
+          old_str: 'x',
+          new_str:
+            'class PixelHandler:\n    def get_pixeldata(self, ds) -> float:\n        return None\n\ndef needs_pixel_representation(ds):\n    lines = []\n    return lines\n',
+        }),
+        'The file /repo/pkg/numpy_handler.py has been edited.',
+      ),
+      ...step(call('search_dir', { search_term: 'str int float' }), 'No matches found'),
+    ];
+    const symbols = digest(messages).codeSymbols.map((s) => s.replace(/\(\)$/, ''));
+    expect(symbols).toEqual(
+      expect.arrayContaining(['get_pixeldata', 'convert_pixel_data', 'PixelHandler', 'needs_pixel_representation']),
+    );
+    for (const noise of ['def', 'class', 'self', 'None', 'float', 'int', 'str', 'return', 'lines'])
+      expect(symbols).not.toContain(noise);
+    for (const tool of ['find_file', 'str_replace_editor', 'bash', 'search_dir', 'grep'])
+      expect(symbols).not.toContain(tool);
+  });
+
+  it('drops the same noise from an earlier summary it merges', () => {
+    const previous = ['## Code symbols', '- self', '- int', '- None', '- TimeDelta', '- _serialize()'].join('\n');
+    expect(digest([], previous).codeSymbols).toEqual(['_serialize()', 'TimeDelta']);
+  });
+});
+
+describe('errors: resolved by a later success on the same target', () => {
+  it('a retried SWE-agent edit with another range that succeeds resolves the failed one', () => {
+    const messages: ChatMessage[] = [
+      ...step(
+        bash('open pydicom/pixel_data_handlers/numpy_handler.py 293'),
+        '[File: numpy_handler.py (372 lines total)]',
+      ),
+      ...step(bash("edit 287:296\n        'BitsAllocated',\nend_of_edit"), SYNTAX_ERROR),
+      ...step(bash("edit 287:297\n        'BitsAllocated',\nend_of_edit"), 'File updated. Please review the changes.'),
+      ...step(bash('python reproduce_bug.py'), 'Script completed successfully, no errors.'),
+    ];
+    const errors = digest(messages).errorsSeen;
+    expect(errors).toHaveLength(1);
+    // The label names the file the edit changed (the command does not).
+    expect(errors[0]).toMatch(
+      /^bash edit 287:296 on pydicom\/pixel_data_handlers\/numpy_handler\.py — .*\[fixed later\]$/,
+    );
+  });
+
+  it('stays unresolved when nothing later succeeded on that target', () => {
+    const messages: ChatMessage[] = [
+      ...step(bash('open src/a.py'), '[File: src/a.py (40 lines total)]'),
+      ...step(bash('edit 10:12\nx = 1\nend_of_edit'), SYNTAX_ERROR),
+      // Another file changed, another script run: not the failed edit's target.
+      ...step(bash('open src/b.py'), '[File: src/b.py (10 lines total)]'),
+      ...step(bash('edit 1:2\ny = 2\nend_of_edit'), 'File updated.'),
+      ...step(call('Read', { file_path: 'src/a.py' }), 'x = 0'),
+    ];
+    expect(digest(messages).errorsSeen).toEqual([
+      expect.stringMatching(/edit 10:12 on src\/a\.py — .*\[unresolved\]$/),
+    ]);
+  });
+
+  it('an edit tool: another edit of the same file resolves it, a read of it does not', () => {
+    const failed = call('Edit', { file_path: '/repo/src/app.ts', old_string: 'a', new_string: 'b' });
+    const base: ChatMessage[] = [
+      say('', failed),
+      answer(failed, 'String to replace not found in file.', true),
+      ...step(call('Read', { file_path: '/repo/src/app.ts' }), 'const a = 1;'),
+    ];
+    expect(digest(base).errorsSeen).toEqual([expect.stringMatching(/\[unresolved\]$/)]);
+    const retried = [
+      ...base,
+      ...step(call('Edit', { file_path: '/repo/src/app.ts', old_string: 'c', new_string: 'd' }), 'ok'),
+    ];
+    expect(digest(retried).errorsSeen).toEqual([
+      expect.stringMatching(/^Edit \/repo\/src\/app\.ts — .*\[fixed later\]$/),
+    ]);
+    // Another tool that changes the file (a whole-file write) resolves it too: the action kind counts, not the tool.
+    const rewritten = [
+      ...base,
+      ...step(call('Write', { file_path: '/repo/src/app.ts', content: 'const b = 1;' }), 'ok'),
+    ];
+    expect(digest(rewritten).errorsSeen).toEqual([
+      expect.stringMatching(/^Edit \/repo\/src\/app\.ts — .*\[fixed later\]$/),
+    ]);
+  });
+
+  it('a test run: resolved by the same test file passing or the whole suite passing, not by another file', () => {
+    // Only the counts tell this run failed: a failure all the same.
+    const failing = step(
+      bash('python -m pytest tests/test_fields.py::test_timedelta -x'),
+      '=== 1 failed, 3 passed in 0.2s ===',
+    );
+    const other = step(bash('pytest tests/test_schema.py'), '=== 12 passed in 0.3s ===');
+    expect(digest([...failing, ...other]).errorsSeen[0]).toMatch(/\[unresolved\]$/);
+    const same = step(bash('cd /testbed && pytest tests/test_fields.py -q 2>&1 | tail -3'), '=== 4 passed in 0.2s ===');
+    expect(digest([...failing, ...other, ...same]).errorsSeen[0]).toMatch(/\[fixed later\]$/);
+    const suite = step(bash('pytest -q'), '=== 200 passed in 9.1s ===');
+    expect(digest([...failing, ...other, ...suite]).errorsSeen[0]).toMatch(/\[fixed later\]$/);
+    // A failing whole suite is not fixed by one file passing.
+    const suiteFails = step(bash('npm test'), 'FAIL src/a.spec.ts\nTests: 1 failed, 9 passed');
+    const onePasses = step(bash('npm test -- src/b.spec.ts'), 'Tests: 3 passed');
+    expect(digest([...suiteFails, ...onePasses]).errorsSeen[0]).toMatch(/\[unresolved\]$/);
+  });
+
+  it('resolves an error carried from an earlier summary by a success in the new span', () => {
+    const previous = [
+      '## Errors seen',
+      '- bash edit 287:296 on pkg/handler.py — Your proposed edit has introduced new syntax error(s). [unresolved]',
+      '- bash python reproduce.py 2>&1 | tail -5 — AttributeError: no PixelRepresentation [unresolved]',
+      '- bash grep -n foo pkg/missing.py — grep: pkg/missing.py: No such file or directory [unresolved]',
+    ].join('\n');
+    const messages: ChatMessage[] = [
+      ...step(bash('open pkg/handler.py'), '[File: pkg/handler.py (300 lines total)]'),
+      ...step(bash('edit 287:297\nx\nend_of_edit'), 'File updated.'),
+      ...step(bash('python reproduce.py'), 'Script completed successfully, no errors.'),
+      ...step(bash('grep -n foo pkg/other.py'), '3: foo()'),
+    ];
+    expect(digest(messages, previous).errorsSeen).toEqual([
+      expect.stringMatching(/^bash edit 287:296 on pkg\/handler\.py — .*\[fixed later\]$/),
+      expect.stringMatching(/^bash python reproduce\.py .*\[fixed later\]$/),
+      // Another file grepped: not the missing file's target.
+      expect.stringMatching(/^bash grep -n foo pkg\/missing\.py — .*\[unresolved\]$/),
+    ]);
+  });
+});
+
+describe('errors: the line that says what went wrong', () => {
+  it("a Python traceback is its exception and message, not 'Traceback (most recent call last):'", () => {
+    const traceback = [
+      'Traceback (most recent call last):',
+      '  File "/repo/reproduce_bug.py", line 17, in <module>',
+      '    result = np.array_equal(ds.pixel_array, pixel_array)',
+      'AttributeError: Unable to convert the pixel data: PixelRepresentation is missing',
+    ].join('\n');
+    expect(digest(step(bash('python reproduce_bug.py'), traceback)).errorsSeen).toEqual([
+      'bash python reproduce_bug.py — AttributeError: Unable to convert the pixel data: PixelRepresentation is missing [unresolved]',
+    ]);
+  });
+});
+
+describe('errors: repeats collapsed into one line with a count', () => {
+  it('the same error from retries with other ranges or positions is one line ×N, its text once', () => {
+    const messages: ChatMessage[] = [
+      ...step(bash('open src/models.py'), '[File: src/models.py]'),
+      ...step(bash('edit 10:12\na\nend_of_edit'), 'error: unexpected indent at line 11'),
+      ...step(bash('edit 10:13\nb\nend_of_edit'), 'error: unexpected indent at line 12'),
+      ...step(bash('edit 11:13\nc\nend_of_edit'), 'error: unexpected indent at line 12'),
+      // A different error on another command stays its own line.
+      ...step(bash('python run.py'), 'Traceback (most recent call last):\nKeyError: "x"'),
+    ];
+    const errors = digest(messages).errorsSeen;
+    expect(errors).toHaveLength(2);
+    const edit = errors.find((e) => e.includes('unexpected indent'))!;
+    expect(edit).toMatch(
+      /^bash edit 11:13 on src\/models\.py — error: unexpected indent at line 12 \(×3\) \[unresolved\]$/,
+    );
+    expect(edit.split('unexpected indent')).toHaveLength(2);
+  });
+
+  it('a specific error reported word for word by two commands is one line', () => {
+    const tsError =
+      "../tui/test/chat-simple.ts(28,2): error TS2739: Type '{ description: ChalkInstance; }' is missing the following properties";
+    const messages: ChatMessage[] = [
+      ...step(bash('npm run check'), `${tsError}\nexit code: 2`),
+      ...step(bash('npx tsc --noEmit --skipLibCheck'), `${tsError}\nexit code: 2`),
+    ];
+    expect(digest(messages).errorsSeen).toEqual([expect.stringContaining('(×2) [unresolved]')]);
+  });
+
+  it('property: never more error lines than distinct errors, and the counts add up to the failures', () => {
+    const errorArb = fc.constantFrom(
+      'error: unexpected indent at line 11',
+      'error: unexpected indent at line 42',
+      'NameError: name "foo" is not defined',
+    );
+    const callArb = fc.tuple(fc.constantFrom('a.py', 'b.py'), fc.integer({ min: 1, max: 300 }), fc.option(errorArb));
+    fc.assert(
+      fc.property(fc.array(callArb, { minLength: 1, maxLength: 12 }), (calls) => {
+        const messages = calls.flatMap(([file, line, error]) => [
+          ...step(bash(`open ${file}`), `[File: ${file}]`),
+          ...step(bash(`edit ${line}:${line + 2}\nx\nend_of_edit`), error ?? 'File updated.'),
+        ]);
+        const errors = digest(messages).errorsSeen;
+        const failures = calls.filter(([, , e]) => e !== null);
+        const distinct = new Set(failures.map(([file, , e]) => `${file}|${e!.replace(/\d+$/, '')}`));
+        expect(errors.length).toBeLessThanOrEqual(distinct.size);
+        const counted = errors.reduce((n, e) => n + Number(/\(×(\d+)\)/.exec(e)?.[1] ?? 1), 0);
+        expect(counted).toBe(failures.length);
+        // Resolved exactly when a later edit of the same file succeeded.
+        for (const e of errors) {
+          const file = /on (\S+) —/.exec(e)![1];
+          const gist = (err: string) => err.replace(/\d+$/, '');
+          const lastFailure = calls
+            .map(([f, , err]) => f === file && err !== null && e.includes(gist(err)))
+            .lastIndexOf(true);
+          const laterSuccess = calls.some(([f, , err], i) => i > lastFailure && f === file && err === null);
+          expect(e.endsWith(laterSuccess ? '[fixed later]' : '[unresolved]')).toBe(true);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('files: whole names only, listings read', () => {
+  const traceback = [
+    'Traceback (most recent call last):',
+    '  File "/pydicom__pydicom/reproduce_bug.py", line 17, in <module>',
+    ...Array.from(
+      { length: 12 },
+      (_, i) => `  File "/pydicom__pydicom/pydicom/dataset.py", line ${1400 + i}, in f${i}`,
+    ),
+    '  File "/pydicom__pydicom/pydicom/pixel_data_handlers/numpy_handler.py", line 293, in get_pixeldata',
+    'AttributeError: Unable to convert the pixel data: PixelRepresentation missing',
+  ].join('\n');
+
+  it('property: a cut output never gives a fragment of a path as a file', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 120, max: traceback.length - 1 }), (maxChars) => {
+        const run = bash('python reproduce_bug.py');
+        const cut = truncateHeadTail(traceback, maxChars, 10_000);
+        const files = digest([say('', run), answer(run, cut)]).filesTouched.map((f) => f.replace(/ \([^()]*\)$/, ''));
+        // Each file is a whole path of the original (not the tail of a longer one whose start was cut away).
+        const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+        for (const f of files) expect(traceback).toMatch(new RegExp(`(?<![\\w@./-])${escape(f)}(?![\\w/])`));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("gives a relative path the absolute one its call's result names (SWE-agent's `[File: /abs/path (N lines total)]`)", () => {
+    const create = bash('create decrypt.py');
+    const other = call('Read', { file_path: 'notes/todo.md' });
+    const files = digest([
+      say('', create),
+      answer(
+        create,
+        '[File: /ctf/BabyEncryption/decrypt.py (1 lines total)]\n1:\n(Open file: /ctf/BabyEncryption/decrypt.py)',
+      ),
+      // A result that names the file only inside a longer path tells nothing.
+      say('', other),
+      answer(other, 'see /backup/notes/todo.md.orig'),
+    ]).filesTouched;
+    expect(files).toEqual(['/ctf/BabyEncryption/decrypt.py (write)', 'notes/todo.md (read)']);
+  });
+
+  it('reads the files of an ls -F listing and of SWE-agent find_file / search_dir results', () => {
+    const ls = bash('ls -F');
+    const find = bash('find_file "numpy_handler.py"');
+    const search = bash('search_dir "TimeDelta" src');
+    const files = digest([
+      say('', ls),
+      answer(
+        ls,
+        'AUTHORS.rst\t    LICENSE\t RELEASING.md\t      performance/    src/\r\nCHANGELOG.rst\t    MANIFEST.in  setup.py*  tox.ini',
+      ),
+      say('', find),
+      answer(
+        find,
+        'Found 2 matches for "numpy_handler.py" in /repo:\n/repo/pkg/overlays/numpy_handler.py\n/repo/pkg/pixel/numpy_handler.py',
+      ),
+      say('', search),
+      answer(
+        search,
+        'Found 3 matches for "TimeDelta" in /repo/src:\n/repo/src/marshmallow/fields.py (3 matches)\nEnd of matches',
+      ),
+    ]).filesTouched;
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'AUTHORS.rst (seen)',
+        'RELEASING.md (seen)',
+        'CHANGELOG.rst (seen)',
+        'setup.py (seen)',
+        'tox.ini (seen)',
+        '/repo/pkg/overlays/numpy_handler.py (seen)',
+        '/repo/pkg/pixel/numpy_handler.py (seen)',
+        '/repo/src/marshmallow/fields.py (seen)',
+      ]),
+    );
+  });
+});
+
+describe('a small working state uses its room', () => {
+  const span = (): ChatMessage[] => [
+    ...step(bash('create reproduce_bug.py'), '[File: /repo/reproduce_bug.py (1 lines total)]'),
+    ...step(bash('edit 1:1\nimport numpy\nend_of_edit'), 'File updated.'),
+    ...step(
+      bash('python reproduce_bug.py'),
+      'Traceback (most recent call last):\n  File "/repo/reproduce_bug.py", line 17\nAttributeError: Unable to convert the pixel data as the following required elements are missing from the dataset: PixelRepresentation',
+    ),
+    ...step(
+      bash('find_file "numpy_handler.py"'),
+      'Found 1 matches for "numpy_handler.py" in /repo:\n/repo/pkg/numpy_handler.py',
+    ),
+    say(
+      'The script reproduced the bug: `PixelRepresentation` is required. Next: find the check in `numpy_handler.py`.',
+    ),
+  ];
+
+  it('at 400 characters it keeps the file written and the unresolved error (headings of empty sections cost nothing)', () => {
+    const r = summarizeDeterministic({ messages: span(), maxChars: 400 });
+    expect(r.text.length).toBeLessThanOrEqual(400);
+    expect(r.sections.filesTouched).toContain('/repo/reproduce_bug.py (write, edit)');
+    expect(r.sections.errorsSeen).toEqual([
+      expect.stringMatching(/^bash python reproduce_bug\.py — AttributeError: .*\[unresolved\]$/),
+    ]);
+  });
+
+  it('cuts an error line rather than drop the error', () => {
+    const r = summarizeDeterministic({ messages: span(), maxChars: 250 });
+    expect(r.text.length).toBeLessThanOrEqual(250);
+    expect(r.sections.errorsSeen).toEqual([
+      expect.stringMatching(/^bash python reproduce_bug\.py — AttributeError: .*… \[unresolved\]$/),
+    ]);
+  });
+
+  it('property: within maxChars, and an error of the span is kept from 300 characters on', () => {
+    const stepArb = fc.tuple(
+      fc.constantFrom('npm test', 'python x.py', 'make', 'cat a.ts', "sed -n '1,5p' b.py"),
+      fc.constantFrom('ok', 'Error: boom went the build of the thing', 'done\nCommand exited with code 2', 'fine'),
+      fc.lorem({ maxCount: 12 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(stepArb, { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 300, max: 1500 }),
+        (steps, maxChars) => {
+          const messages = steps.flatMap(([command, result, text]) => [say(text), ...step(bash(command), result)]);
+          const r = summarizeDeterministic({ messages, maxChars });
+          expect(r.text.length).toBeLessThanOrEqual(maxChars);
+          if (steps.some(([, result]) => result !== 'ok' && result !== 'fine'))
+            expect(r.sections.errorsSeen.length).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('a search that finds nothing', () => {
+  it('is "no match", not "ok: Command exited with code 1"', () => {
+    const grep = bash('grep -n "invalidate" src/user-message.ts');
+    const outcome = callOutcome(toolActivity(grep, {}), answer(grep, 'Command exited with code 1'));
+    expect(outcome).toEqual({ ok: true, text: 'no match (exit 1)' });
+  });
+});
