@@ -183,6 +183,9 @@ export function commandTargets(line: string, onFile?: string): string[] {
   const key = commandKey(line);
   // The same command on another file (SWE-agent's `edit 1:3` edits the file opened last) is another operation.
   const targets = [onFile === undefined ? `run:${key}` : `run:${key} on ${onFile}`];
+  // A range edit whose file is not known (the file was opened before an earlier note condensed it): any later range
+  // edit that succeeds resolves it (resolvedTargets), as the agent's next try at the same change.
+  if (onFile === undefined && RANGE_EDIT.test(key)) targets.push(RANGE_EDIT_UNKNOWN_FILE);
   const tokens = tokenize(key);
   const verb = tokens[0] ?? '';
   const scriptVerb = verb.startsWith('./') && looksLikePath(verb);
@@ -223,9 +226,14 @@ export function resolvedTargets(success: readonly string[]): string[] {
   for (const t of success) {
     if (!t.startsWith('within:')) out.push(t);
     if (t.startsWith('suite:')) out.push(`within:${t.slice(6)}`);
+    if (t.startsWith('run:') && RANGE_EDIT.test(t.slice(4))) out.push(RANGE_EDIT_UNKNOWN_FILE);
   }
-  return out;
+  return [...new Set(out)];
 }
+
+/** SWE-agent's `edit N:M`: an edit of lines of the file opened last. */
+const RANGE_EDIT = /^edit \d+:\d+\b/;
+const RANGE_EDIT_UNKNOWN_FILE = 'change:(range edit of an unknown file)';
 
 /**
  * The targets of an error line's label (`tool target` or `tool command on path`), for an error read back from an

@@ -176,6 +176,36 @@ describe('errors: resolved by a later success on the same target', () => {
   });
 });
 
+describe('errors: a range edit whose file an earlier note no longer names', () => {
+  // The file was opened before an earlier note condensed its span: the failed edit carried from that note has no
+  // file, and the agent's next range edit that succeeds is its retry.
+  it('is resolved by a later range edit that succeeds; one named on a file stays open after an edit of another', () => {
+    const previous = [
+      '## Errors seen',
+      '- bash edit 287:295 — Your proposed edit has introduced new syntax error(s). (×3) [unresolved]',
+      '- bash edit 10:12 on src/a.py — Your proposed edit has introduced new syntax error(s). [unresolved]',
+    ].join('\n');
+    const messages: ChatMessage[] = [
+      ...step(bash('open src/b.py'), '[File: src/b.py (300 lines total)]'),
+      ...step(bash('edit 287:296\nx\nend_of_edit'), 'File updated.'),
+    ];
+    expect(digest(messages, previous).errorsSeen).toEqual([
+      expect.stringMatching(/^bash edit 287:295 — .*\(×3\) \[fixed later\]$/),
+      expect.stringMatching(/^bash edit 10:12 on src\/a\.py — .*\[unresolved\]$/),
+    ]);
+  });
+
+  it('stays unresolved when no range edit succeeded later', () => {
+    const previous = ['## Errors seen', '- bash edit 287:295 — syntax error(s). [unresolved]'].join('\n');
+    const messages: ChatMessage[] = [
+      ...step(bash('python reproduce.py'), 'Traceback (most recent call last):\nValueError: x'),
+    ];
+    expect(digest(messages, previous).errorsSeen).toContainEqual(
+      expect.stringMatching(/^bash edit 287:295 — .*\[unresolved\]$/),
+    );
+  });
+});
+
 describe('errors: the line that says what went wrong', () => {
   it("a Python traceback is its exception and message, not 'Traceback (most recent call last):'", () => {
     const traceback = [
