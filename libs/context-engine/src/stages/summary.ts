@@ -11,7 +11,6 @@ import {
   condensedTextOf,
   withWorkingState,
   workingStateChars,
-  workingStateOf,
 } from './working-state';
 
 export const SUMMARY_HEADER = '[Summary of earlier conversation';
