@@ -356,8 +356,11 @@ function digestSummaryRequest(state: SessionState, pass: Pass): SummaryRequest |
   if (pending?.supersedes && replacementAt(pass.entries, pending.range, pending.supersedes.stage)) return undefined;
   let best: { block: CompactionBlock; view: EffectiveEntry[]; entry: EffectiveEntry } | undefined;
   pass.blocks.forEach((block, k) => {
-    if (!DIGEST_STAGES.has(block.stage) || block.edits.length !== 1 || block.edits[0]!.replacement.length !== 1) return;
-    const entry = replacementAt(pass.entries, block.edits[0]!, block.stage);
+    // One note or marker (a system message) standing for a range; never a cut tool body (its call needs a result).
+    const [edit, more] = block.edits;
+    if (!DIGEST_STAGES.has(block.stage) || !edit || more || edit.replacement.length !== 1) return;
+    if (edit.replacement[0]!.role !== 'system') return;
+    const entry = replacementAt(pass.entries, edit, block.stage);
     if (entry && (!best || block.tokensBefore > best.block.tokensBefore)) best = { block, view: pass.views[k]!, entry };
   });
   if (!best) return undefined;
@@ -391,6 +394,7 @@ function digestSummaryRequest(state: SessionState, pass: Pass): SummaryRequest |
  * A model summary for a range condensed deterministically: a new summary block superseding the replacement, when
  * the view still shows that replacement, the answer is a model's (an offline fallback only repeats the digest) and
  * the summary with the facts it lost is smaller than the replacement. Otherwise the replacement stays.
+ * A late answer still supersedes while its replacement is shown: a read never waited for it.
  */
 function completeDigestSummary(
   state: SessionState,
@@ -413,22 +417,6 @@ function completeDigestSummary(
     superseded.stage === 'split-turn' ? 'steps' : 'conversation',
   );
   if (!block) return reject('not-smaller');
-  const created: SessionEvent = { type: 'BlockCreated', data: { block } };
-  const next = evolve(state, created);
-  const after = effectiveTotal(next);
-  return [
-    created,
-    {
-      type: 'CompactionCompleted',
-      data: {
-        trigger: 'auto',
-        tokensBefore: effectiveTotal(state),
-        tokensAfter: after,
-        blockIds: [block.id],
-        stages: ['summary'],
-        fits: after <= next.budget.historyBudget,
-        summaryRequested: false,
-      },
-    },
-  ];
+  // A refinement of a compaction already counted, not another one: no CompactionCompleted (the guards ignore it).
+  return [{ type: 'BlockCreated', data: { block } }];
 }
