@@ -3,6 +3,7 @@ import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import { isPoison } from '@ctxledger/kafka';
 import { CompactionMetrics } from './compaction.metrics';
 import { CompactionService, digestSummariesSetting } from './compaction.service';
+import { summaryRequestData } from './event-publisher';
 import type { EventPublisher, Outgoing } from './event-publisher';
 import type { SummaryTimeouts } from './summary-timeouts';
 
@@ -161,6 +162,13 @@ describe('CompactionService digest summaries (DIGEST_SUMMARIES)', () => {
       ) as AnyEvent,
       { partition: 0, replay: false },
     );
+    // On the wire: a gist, which may take half the note (a whole-turn summary: a quarter of what it replaces).
+    const wire = summaryRequestData(request.request);
+    expect(wire.form).toBe('gist');
+    expect(wire.maxSummaryTokens).toBe(Math.max(64, Math.floor(request.request.tokensBefore * 0.5)));
+    const { supersedes: _s, ...turns } = request.request;
+    expect(summaryRequestData(turns).form).toBeUndefined();
+    expect(summaryRequestData(turns).maxSummaryTokens).toBe(Math.max(64, Math.floor(turns.tokensBefore * 0.25)));
     const last = on.published[on.published.length - 1]!;
     expect(last.kind === 'block.created' && last.block.stage).toBe('summary');
     expect(last.kind === 'block.created' && last.block.range).toEqual(request.request.range);
