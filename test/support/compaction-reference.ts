@@ -13,7 +13,10 @@ import type { SummaryTimeouts } from '../../apps/compaction-service/src/compacti
  * stream as it ended up in the log (summary results and timeouts included), emitting into an array. An event
  * the service refuses as poison is skipped, as the transport does (it dead-letters it and moves on).
  */
-export async function referenceBlocks(events: readonly AnyEvent[]): Promise<CompactionBlock[]> {
+export async function referenceBlocks(
+  events: readonly AnyEvent[],
+  env: Record<string, string> = {},
+): Promise<CompactionBlock[]> {
   const published: Outgoing[] = [];
   const publisher = { publish: async (out: readonly Outgoing[]) => void published.push(...out) };
   const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
@@ -21,6 +24,7 @@ export async function referenceBlocks(events: readonly AnyEvent[]): Promise<Comp
     publisher as unknown as EventPublisher,
     timeouts as unknown as SummaryTimeouts,
     new CompactionMetrics(new Registry()),
+    { get: <T>(name: string) => env[name] as T },
   );
   Logger.overrideLogger(false); // its refusals are logged as warnings: expected, and noise in a test's output
   try {

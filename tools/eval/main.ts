@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseOrExitCode, positiveInt, ratioUpTo } from '../cli';
+import { evaluateWithModelDigests, type ModelDigestReport } from './model-digests';
 import { FACT_KINDS, evaluateText, type RetentionReport } from './retention';
 
 const pct = (x: number | null): string => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
@@ -56,7 +57,7 @@ export function retentionTable(report: RetentionReport): string {
   ].join('\n');
 }
 
-function main(argv: readonly string[]): number {
+async function main(argv: readonly string[]): Promise<number> {
   const program = new Command('eval')
     .description(
       'Future-use retention of compaction: the share of facts reused later that the compacted history keeps.',
@@ -76,6 +77,16 @@ function main(argv: readonly string[]): number {
     )
     .option('--one-turn', 'make each session one long user turn (later user messages dropped): the in-turn path', false)
     .option('--min-messages <n>', 'skip sessions with fewer messages', positiveInt('--min-messages'), 10)
+    .option(
+      '--digest-model <model.gguf>',
+      "digest summaries on, answered by this local model (SUMMARIZER_PROVIDER=local's code path): one call per request, slow",
+    )
+    .option('--threads <n>', 'threads of the local model', positiveInt('--threads'), 1)
+    .option(
+      '--max-sessions <n>',
+      'with --digest-model: evaluate at most this many sessions',
+      positiveInt('--max-sessions'),
+    )
     .option('-o, --out <report.json>', 'write the JSON report here (default: stdout)')
     .showHelpAfterError()
     .exitOverride();
@@ -89,6 +100,9 @@ function main(argv: readonly string[]): number {
     minMessages: number;
     cuts?: number[];
     oneTurn: boolean;
+    digestModel?: string;
+    threads: number;
+    maxSessions?: number;
     out?: string;
   }>();
   let text: string;
@@ -99,20 +113,38 @@ function main(argv: readonly string[]): number {
     return 2;
   }
   const started = performance.now();
-  const report = evaluateText(text, {
+  const options = {
     budgetRatio: o.budgetRatio,
     minMessages: o.minMessages,
     ...(o.cuts ? { cuts: o.cuts } : {}),
     ...(o.oneTurn ? { oneTurn: true } : {}),
     ...(o.provider ? { provider: o.provider } : {}),
     ...(o.model ? { model: o.model } : {}),
-  });
+  };
+  const report: RetentionReport = o.digestModel
+    ? await evaluateWithModelDigests(text, options, {
+        modelPath: o.digestModel,
+        threads: o.threads,
+        contextSize: 4096,
+        timeoutMs: 180_000,
+        ...(o.maxSessions !== undefined ? { maxSessions: o.maxSessions } : {}),
+        log: (line) => process.stderr.write(`${line}\n`),
+      })
+    : evaluateText(text, options);
   const seconds = (performance.now() - started) / 1000;
   const json = `${JSON.stringify(report, null, 2)}\n`;
   if (o.out) writeFileSync(o.out, json);
   else process.stdout.write(json);
   const print = (s: string) => (o.out ? process.stdout : process.stderr).write(`${s}\n`);
   print(retentionTable(report));
+  if ('model' in report) {
+    const m = (report as ModelDigestReport).model;
+    const asked = report.sessions.reduce((a, x) => a + (x.digestSummaries?.requested ?? 0), 0);
+    print(
+      `digest summaries: ${asked} asked, ${m.calls} model calls (${m.completed} completed, ${m.failed} failed, ` +
+        `${m.seconds.toFixed(0)} s), ${m.superseded} superseded a note or marker`,
+    );
+  }
   print(
     `${report.sessions.length} sessions evaluated at budget ratio ${o.budgetRatio} in ${seconds.toFixed(2)} s` +
       (report.skipped.length ? `; ${report.skipped.length} skipped (short or bad lines)` : '') +
@@ -121,4 +153,4 @@ function main(argv: readonly string[]): number {
   return report.skipped.some((s) => s.id.startsWith('line ')) ? 1 : 0;
 }
 
-process.exitCode = main(process.argv.slice(2));
+void main(process.argv.slice(2)).then((code) => (process.exitCode = code));

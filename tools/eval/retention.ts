@@ -9,7 +9,7 @@
  * there), and measure the share of them present, as substrings, in the compacted first half. Beside it: the
  * share of the first half's characters the compacted view keeps. Pure: same input, same report.
  */
-import { parseArguments, type ChatMessage } from '@ctxledger/context-engine';
+import { parseArguments, type ChatMessage, type SummaryRequest } from '@ctxledger/context-engine';
 import { parseTranscripts, type TranscriptSession } from '../replay/input';
 import { replaySession, type ReplayOptions } from '../replay/replay';
 
@@ -56,6 +56,8 @@ export interface SessionRetention {
   readonly fits: boolean;
   /** Up to 25 facts the compacted first half lost, for inspection. */
   readonly missed: readonly Fact[];
+  /** With digest summaries on (`EvalOptions.digestSummaries`): asked, superseding a note or marker, rejected. */
+  readonly digestSummaries?: { readonly requested: number; readonly superseded: number; readonly rejected: number };
 }
 
 export interface RetentionTotals {
@@ -197,7 +199,30 @@ export function evaluateSession(
     tokensAfter: report.tokensAfter,
     fits: report.fits,
     missed,
+    ...(options.digestSummaries
+      ? {
+          digestSummaries: {
+            requested: report.digestSummaries.requested,
+            superseded: report.digestSummaries.superseded,
+            rejected: report.digestSummaries.rejected,
+          },
+        }
+      : {}),
   };
+}
+
+/** The digest summary requests a session's replay left unanswered (ReplayOptions.digestSummaries). */
+export function unansweredDigestRequests(
+  session: TranscriptSession,
+  options: EvalOptions,
+  share = 0.5,
+): readonly SummaryRequest[] {
+  const cut = cutIndex(session.messages, share);
+  const report = replaySession(
+    { ...session, messages: session.messages.slice(0, cut) },
+    { ...options, everyTurn: false },
+  );
+  return report.digestSummaries.unanswered;
 }
 
 export function totalsOf(sessions: readonly SessionRetention[]): RetentionTotals {

@@ -25,6 +25,7 @@ import {
   type SessionEvent,
   type SessionState,
   type Stage,
+  type SummaryRequest,
   type ToolPairViolation,
 } from '@ctxledger/context-engine';
 import { summarizeDeterministic } from '@ctxledger/context-engine/summarizer';
@@ -61,7 +62,17 @@ export interface ReplayOptions {
   readonly everyTurn?: boolean;
   /** 'exact': js-tiktoken for OpenAI sessions. */
   readonly tokenizer?: 'estimate' | 'exact';
+  /**
+   * Policy digestSummaries 'on': the engine also asks for model summaries of what it condenses deterministically.
+   * A request is answered from `digestAnswers` (by request id) when it has an answer there, and otherwise left
+   * unanswered (listed in the report: a driver with a model answers it and replays again).
+   */
+  readonly digestSummaries?: boolean;
+  readonly digestAnswers?: ReadonlyMap<string, DigestAnswer>;
 }
+
+/** A model's answer to a digest summary request: its summary and who wrote it, or why it failed. */
+export type DigestAnswer = { readonly summary: string; readonly provider: string } | { readonly failed: string };
 
 export interface BlockReport {
   readonly id: string;
@@ -178,6 +189,13 @@ export interface SessionReport {
     readonly rejected: number;
     readonly failed: number;
   };
+  /** Digest summaries (ReplayOptions.digestSummaries): asked, superseding their note or marker, left unanswered. */
+  readonly digestSummaries: {
+    readonly requested: number;
+    readonly superseded: number;
+    readonly rejected: number;
+    readonly unanswered: readonly SummaryRequest[];
+  };
   /** Refusals / no-progress outcomes the decider reported, by reason. */
   readonly refusals: Partial<Record<string, number>>;
   readonly messageTokens: number[];
@@ -268,6 +286,7 @@ export function sessionConfig(session: TranscriptSession, options: ReplayOptions
     provider: inferred.provider,
     ...(inferred.model ? { model: inferred.model } : {}),
     ...(options.tokenizer ? { tokenizer: options.tokenizer } : {}),
+    ...(options.digestSummaries ? { policy: { digestSummaries: 'on' as const } } : {}),
   };
   if (options.budgetRatio !== undefined) {
     // history budget = window − output reserve (no system prompt / tool definitions here): pin the reserve
@@ -287,6 +306,7 @@ export function sessionConfig(session: TranscriptSession, options: ReplayOptions
 
 interface Tally {
   compactions: number;
+  digest: { requested: number; superseded: number; rejected: number; unanswered: SummaryRequest[] };
   requested: number;
   /** Σ tokensBefore of the summary requests (the summarizer's input). */
   requestedTokens: number;
@@ -299,7 +319,13 @@ interface Tally {
 /** Safety bound on summary round-trips per decision (a stale range is asked again at most a few times). */
 const MAX_SUMMARY_ROUNDS = 8;
 
-function applyEvents(state: SessionState, events: readonly SessionEvent[], tally: Tally): SessionState {
+function applyEvents(
+  state: SessionState,
+  events: readonly SessionEvent[],
+  tally: Tally,
+  superseding = false,
+): SessionState {
+  const digestIds = new Set(state.pendingDigestSummary ? [state.pendingDigestSummary.requestId] : []);
   for (const e of events) {
     state = evolve(state, e);
     switch (e.type) {
@@ -307,17 +333,24 @@ function applyEvents(state: SessionState, events: readonly SessionEvent[], tally
         tally.compactions++;
         break;
       case 'SummaryRequested':
+        if (e.data.request.supersedes) {
+          tally.digest.requested++;
+          break;
+        }
         tally.requested++;
         tally.requestedTokens += e.data.request.tokensBefore;
         break;
       case 'SummaryRejected':
-        tally.rejected++;
+        if (digestIds.has(e.data.requestId)) tally.digest.rejected++;
+        else tally.rejected++;
         break;
       case 'SummaryFailed':
         tally.failed++;
         break;
       case 'BlockCreated':
-        if (e.data.block.stage === 'summary') tally.completed++;
+        if (e.data.block.stage !== 'summary') break;
+        if (superseding) tally.digest.superseded++;
+        else tally.completed++;
         break;
       case 'CompactionRefused':
         tally.refusals[e.data.reason] = (tally.refusals[e.data.reason] ?? 0) + 1;
@@ -332,11 +365,19 @@ function applyEvents(state: SessionState, events: readonly SessionEvent[], tally
   return state;
 }
 
-const run = (state: SessionState, command: SessionCommand, tally: Tally): SessionState =>
-  applyEvents(state, decide(command, state), tally);
+const run = (state: SessionState, command: SessionCommand, tally: Tally, superseding = false): SessionState =>
+  applyEvents(state, decide(command, state), tally, superseding);
 
-/** One replay step: append the message, decide(Compact auto), answer summary requests offline. */
-export function appendAndCompact(state: SessionState, message: ChatMessage, tally: Tally = newTally()): SessionState {
+/**
+ * One replay step: append the message, decide(Compact auto), answer summary requests offline, and a digest
+ * summary request from `answers` when it has one (else it stays pending and is listed as unanswered).
+ */
+export function appendAndCompact(
+  state: SessionState,
+  message: ChatMessage,
+  tally: Tally = newTally(),
+  answers?: ReadonlyMap<string, DigestAnswer>,
+): SessionState {
   state = evolve(state, { type: 'MessageAppended', data: { position: state.originals.length, message } });
   state = run(state, { type: 'Compact', data: { trigger: 'auto' } }, tally);
   for (let round = 0; state.pendingSummary && round < MAX_SUMMARY_ROUNDS; round++) {
@@ -349,11 +390,23 @@ export function appendAndCompact(state: SessionState, message: ChatMessage, tall
     );
     if (state.pendingSummary?.requestId === request.requestId) break; // not answered: leave it pending (reported)
   }
+  const digest = state.pendingDigestSummary;
+  if (digest) {
+    const answer = answers?.get(digest.requestId);
+    if (!answer) {
+      if (!tally.digest.unanswered.some((r) => r.requestId === digest.requestId)) tally.digest.unanswered.push(digest);
+    } else if ('failed' in answer) {
+      state = run(state, { type: 'FailSummary', data: { requestId: digest.requestId, reason: answer.failed } }, tally);
+    } else {
+      state = run(state, { type: 'CompleteSummary', data: { requestId: digest.requestId, ...answer } }, tally, true);
+    }
+  }
   return state;
 }
 
 export const newTally = (): Tally => ({
   compactions: 0,
+  digest: { requested: 0, superseded: 0, rejected: 0, unanswered: [] },
   requested: 0,
   requestedTokens: 0,
   completed: 0,
@@ -531,7 +584,7 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
   for (const message of session.messages) {
     meter.beforeMessage(state, message);
     const compactionsBefore = tally.compactions;
-    state = appendAndCompact(state, message, tally);
+    state = appendAndCompact(state, message, tally, options.digestAnswers);
     if (message.role === 'assistant') calls++;
     const compacted = tally.compactions > compactionsBefore;
     if (compacted) compactedAt.push(calls);
@@ -597,6 +650,7 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
       rejected: tally.rejected,
       failed: tally.failed,
     },
+    digestSummaries: { ...tally.digest, unanswered: [...tally.digest.unanswered] },
     refusals: tally.refusals,
     messageTokens: [...state.originalTokens],
     effective: effective.map(toTranscriptMessage),

@@ -2,12 +2,13 @@ import { Registry } from 'prom-client';
 import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import { isPoison } from '@ctxledger/kafka';
 import { CompactionMetrics } from './compaction.metrics';
-import { CompactionService } from './compaction.service';
+import { CompactionService, digestSummariesSetting } from './compaction.service';
+import { summaryRequestData } from './event-publisher';
 import type { EventPublisher, Outgoing } from './event-publisher';
 import type { SummaryTimeouts } from './summary-timeouts';
 
 /** The application service with its outputs collected in memory (the Kafka side is tested in test/integration). */
-function serviceUnderTest() {
+function serviceUnderTest(env: Record<string, string> = {}) {
   const published: Outgoing[] = [];
   const publisher = { publish: async (out: readonly Outgoing[]) => void published.push(...out) } as EventPublisher;
   const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
@@ -15,6 +16,7 @@ function serviceUnderTest() {
     publisher,
     timeouts as unknown as SummaryTimeouts,
     new CompactionMetrics(new Registry()),
+    { get: <T>(name: string) => env[name] as T },
   );
   return { service, published };
 }
@@ -60,5 +62,118 @@ describe('CompactionService tenancy', () => {
     expect(visible(owner).originals).toHaveLength(30);
     expect(owner.published).toEqual(reference.published);
     expect(owner.published.some((o) => o.kind === 'block.created')).toBe(true);
+  });
+});
+
+/** An agent session: one user request, then tool calls with large outputs (the in-turn path). */
+function agentTurn(sessionId: string, steps: number): AnyEvent[] {
+  const events: AnyEvent[] = [
+    createEvent(
+      'session.configured',
+      sessionId,
+      { provider: 'openai', contextWindow: 12_000, maxOutputTokens: 0 },
+      {
+        eventId: `${sessionId}-cfg`,
+      },
+    ) as AnyEvent,
+    createEvent(
+      'message.appended',
+      sessionId,
+      { role: 'user', content: 'Fix the failing tests in src/app.' },
+      {
+        eventId: `${sessionId}-u`,
+      },
+    ) as AnyEvent,
+  ];
+  for (let s = 0; s < steps; s++) {
+    events.push(
+      createEvent(
+        'message.appended',
+        sessionId,
+        {
+          role: 'assistant',
+          content: `step ${s}`,
+          toolCalls: [{ id: `c${s}`, name: 'bash', arguments: JSON.stringify({ command: `npm test -- t${s}` }) }],
+        },
+        { eventId: `${sessionId}-a${s}` },
+      ) as AnyEvent,
+      createEvent(
+        'message.appended',
+        sessionId,
+        { role: 'tool', toolCallId: `c${s}`, toolName: 'bash', content: `ran t${s}\n${'output line\n'.repeat(300)}` },
+        { eventId: `${sessionId}-t${s}` },
+      ) as AnyEvent,
+    );
+  }
+  return events;
+}
+
+describe('CompactionService digest summaries (DIGEST_SUMMARIES)', () => {
+  it('auto follows the summarizer: on for a model provider, off for offline or none; on/off as given', () => {
+    expect(digestSummariesSetting('auto', 'local')).toBe('on');
+    expect(digestSummariesSetting(undefined, 'openai')).toBe('on');
+    expect(digestSummariesSetting('auto', 'offline')).toBe('off');
+    expect(digestSummariesSetting(undefined, undefined)).toBe('off');
+    expect(digestSummariesSetting('off', 'local')).toBe('off');
+    expect(digestSummariesSetting('on', undefined)).toBe('on');
+  });
+
+  it("asks for the in-turn prefix's summary through Kafka and publishes the model's answer as a superseding block", async () => {
+    const { service, published } = serviceUnderTest({ SUMMARIZER_PROVIDER: 'local' });
+    for (const e of agentTurn('s-d', 40)) await service.handle(e, { partition: 0, replay: false });
+    const request = published.find((o) => o.kind === 'summary.requested');
+    expect(request).toBeDefined();
+    if (request?.kind !== 'summary.requested') throw new Error('no request');
+    const note = published.find(
+      (o) => o.kind === 'block.created' && o.block.id === request.request.supersedes?.blockId,
+    );
+    expect(note?.kind === 'block.created' && note.block.stage).toBe('split-turn');
+
+    const answer = (provider: string, eventId: string) =>
+      createEvent(
+        'summary.completed',
+        's-d',
+        { requestId: request.request.requestId, summary: 'Ran the tests one by one.', provider },
+        { eventId },
+      ) as AnyEvent;
+    // The offline summarizer's answer (a model call's fallback) leaves the note.
+    const before = published.length;
+    await service.handle(answer('offline', 'ans-offline'), { partition: 0, replay: false });
+    expect(published.length).toBe(before);
+    expect(service.stateOf('s-d')!.pendingDigestSummary).toBeUndefined();
+  });
+
+  it("a model's answer supersedes the note; off, the same session asks for none", async () => {
+    const on = serviceUnderTest({ DIGEST_SUMMARIES: 'on' });
+    const off = serviceUnderTest({ DIGEST_SUMMARIES: 'off', SUMMARIZER_PROVIDER: 'local' });
+    for (const e of agentTurn('s-e', 40)) {
+      await on.service.handle(e, { partition: 0, replay: false });
+      await off.service.handle(e, { partition: 0, replay: false });
+    }
+    expect(off.published.some((o) => o.kind === 'summary.requested')).toBe(false);
+    const request = on.published.find((o) => o.kind === 'summary.requested');
+    if (request?.kind !== 'summary.requested') throw new Error('no request');
+    await on.service.handle(
+      createEvent(
+        'summary.completed',
+        's-e',
+        { requestId: request.request.requestId, summary: 'Ran the tests one by one.', provider: 'local' },
+        { eventId: 'ans' },
+      ) as AnyEvent,
+      { partition: 0, replay: false },
+    );
+    // On the wire: a gist, which may take half the note (a whole-turn summary: a quarter of what it replaces).
+    const wire = summaryRequestData(request.request);
+    expect(wire.form).toBe('gist');
+    expect(wire.maxSummaryTokens).toBe(Math.max(64, Math.floor(request.request.tokensBefore * 0.5)));
+    const { supersedes: _s, ...turns } = request.request;
+    expect(summaryRequestData(turns).form).toBeUndefined();
+    expect(summaryRequestData(turns).maxSummaryTokens).toBe(Math.max(64, Math.floor(turns.tokensBefore * 0.25)));
+    const last = on.published[on.published.length - 1]!;
+    expect(last.kind === 'block.created' && last.block.stage).toBe('summary');
+    expect(last.kind === 'block.created' && last.block.range).toEqual(request.request.range);
+    const content = last.kind === 'block.created' ? last.block.edits[0]!.replacement[0]!.content : '';
+    expect(content).toContain('Ran the tests one by one.');
+    expect(content).toContain('`npm test -- t0`'); // a command the summary did not name, kept (invariant 8)
   });
 });

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import {
   decide,
   effectiveTotal,
@@ -7,6 +8,7 @@ import {
   rawTotal,
   sessionStats,
   type SessionCommand,
+  type SessionConfig,
   type SessionEvent,
   type SessionState,
   type Stage,
@@ -66,11 +68,20 @@ export class CompactionService {
   /** Decisions of events whose publication failed, by event id, until a retry publishes them. */
   private readonly unpublished = new Map<string, Outgoing[]>();
 
+  /** Whether sessions ask for model summaries of what the engine condenses deterministically (DIGEST_SUMMARIES). */
+  private readonly digestSummaries: 'on' | 'off';
+
   constructor(
     private readonly publisher: EventPublisher,
     private readonly timeouts: SummaryTimeouts,
     private readonly metrics: CompactionMetrics,
-  ) {}
+    @Optional() @Inject(ConfigService) config?: Pick<ConfigService, 'get'>,
+  ) {
+    this.digestSummaries = digestSummariesSetting(
+      config?.get<string>('DIGEST_SUMMARIES'),
+      config?.get<string>('SUMMARIZER_PROVIDER'),
+    );
+  }
 
   async handle(event: AnyEvent, origin: EventOrigin): Promise<void> {
     // A retry after a failed publish (Kafka down) must not fold the event twice: send what it decided.
@@ -117,7 +128,7 @@ export class CompactionService {
         if (violations.length > 0) throw new PoisonEventError(refusedConfigReason(violations));
         let configured: SessionEvent;
         try {
-          configured = { type: 'SessionConfigured', data: { config: toEngineConfig(wireConfig) } };
+          configured = { type: 'SessionConfigured', data: { config: this.engineConfig(wireConfig) } };
           session.state = evolve(session.state, configured);
         } catch (error) {
           throw new PoisonEventError(`the session configuration cannot be applied: ${(error as Error).message}`);
@@ -143,7 +154,7 @@ export class CompactionService {
         this.timeouts.clear(event.data.requestId);
         return this.run(session, {
           type: 'CompleteSummary',
-          data: { requestId: event.data.requestId, summary: event.data.summary },
+          data: { requestId: event.data.requestId, summary: event.data.summary, provider: event.data.provider },
         });
       case 'summary.failed':
         this.timeouts.clear(event.data.requestId);
@@ -228,10 +239,22 @@ export class CompactionService {
     return out;
   }
 
+  /**
+   * The engine's configuration of a session: its own, with the deployment's digest-summary default unless its
+   * summarizer choice names a provider (a model: on; `offline`: off) or its policy sets `digestSummaries` itself.
+   */
+  private engineConfig(wire: SessionConfiguredData | undefined): SessionConfig {
+    const config = toEngineConfig(wire);
+    const chosen = wire?.summarizer?.provider;
+    const digestSummaries = chosen ? (chosen === 'offline' ? 'off' : 'on') : this.digestSummaries;
+    return { ...config, policy: { digestSummaries, ...(config.policy ?? {}) } };
+  }
+
   private sessionFor({ sessionId, tenant }: AnyEvent, partition: number): SessionRuntime {
     let session = this.sessions.get(sessionId);
     if (!session) {
-      session = { state: initialSessionState(sessionId), tenant, partition, sequencer: new MessageSequencer() };
+      const state = initialSessionState(sessionId, this.engineConfig(undefined));
+      session = { state, tenant, partition, sequencer: new MessageSequencer() };
       this.sessions.set(sessionId, session);
       this.metrics.sessions.set(this.sessions.size);
     }
@@ -275,4 +298,13 @@ export class CompactionService {
     this.metrics.sessionsOverBudget.set(this.overBudget.size);
     this.metrics.sessions.set(this.sessions.size);
   }
+}
+
+/** DIGEST_SUMMARIES: `auto` follows the summarizer's default provider (on for a model, off for `offline`). */
+export function digestSummariesSetting(
+  setting: string | undefined,
+  summarizerProvider: string | undefined,
+): 'on' | 'off' {
+  if (setting === 'on' || setting === 'off') return setting;
+  return summarizerProvider && summarizerProvider !== 'offline' ? 'on' : 'off';
 }

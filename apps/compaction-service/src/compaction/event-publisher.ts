@@ -29,6 +29,11 @@ export type Outgoing =
 
 /** The summary may take at most this share of what it replaces (and never more than the cap). */
 const SUMMARY_SHARE = 0.25;
+/**
+ * A gist superseding a deterministic note may take half the note: the facts it leaves out are appended from the
+ * working state, and the whole must still be smaller than the note (the engine checks).
+ */
+const GIST_SHARE = 0.5;
 const SUMMARY_CAP_TOKENS = 8000;
 
 /** Turns the compaction service's decisions into events, with deterministic ids, and sends them. */
@@ -119,7 +124,9 @@ function toWireBlock(block: CompactionBlock) {
  * tool outputs cut (head and tail kept): the summarizer needs the conversation, not every output in full.
  */
 export function summaryRequestData(request: SummaryRequest, summarizer?: SummarizerChoiceDto): SummaryRequestedData {
-  const maxSummaryTokens = Math.max(64, Math.min(SUMMARY_CAP_TOKENS, Math.floor(request.tokensBefore * SUMMARY_SHARE)));
+  const gist = request.supersedes !== undefined;
+  const share = gist ? GIST_SHARE : SUMMARY_SHARE;
+  const maxSummaryTokens = Math.max(64, Math.min(SUMMARY_CAP_TOKENS, Math.floor(request.tokensBefore * share)));
   let messages: ChatMessage[] = [...request.messages];
   const budget = LIMITS.maxEventBytes * 0.8;
   for (let cap = 20_000; JSON.stringify(messages).length > budget && cap >= 200; cap = Math.floor(cap / 2)) {
@@ -133,6 +140,7 @@ export function summaryRequestData(request: SummaryRequest, summarizer?: Summari
     messages: messages as SummaryRequestedData['messages'],
     ...(request.previousSummary !== undefined && { previousSummary: request.previousSummary }),
     maxSummaryTokens,
+    ...(gist && { form: 'gist' as const }),
     ...(summarizer !== undefined && { summarizer }),
   };
 }

@@ -1,6 +1,6 @@
 import { BaseServiceEnv } from '@ctxledger/platform';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 /** Environment of the compaction-service (validated at boot). */
 export class CompactionServiceEnv extends BaseServiceEnv {
@@ -29,4 +29,19 @@ export class CompactionServiceEnv extends BaseServiceEnv {
   @Min(1)
   @Max(64)
   PARTITIONS_CONCURRENTLY: number = 3;
+
+  /**
+   * Model summaries of the ranges the engine condenses deterministically (an agent's in-turn prefix, digests,
+   * markers): the deterministic note serves at once, the model's summary supersedes it when it arrives.
+   * `auto`: on when SUMMARIZER_PROVIDER names a model provider (not `offline`), the summarizer-service's setting,
+   * which `npm start` gives every service. A session whose summarizer choice names a provider follows it, and a
+   * session's own `policy.digestSummaries` wins over both.
+   */
+  @IsIn(['auto', 'on', 'off'])
+  DIGEST_SUMMARIES: 'auto' | 'on' | 'off' = 'auto';
+
+  /** Read for DIGEST_SUMMARIES=auto only (the summarizer-service validates it). */
+  @IsOptional()
+  @IsString()
+  SUMMARIZER_PROVIDER?: string;
 }

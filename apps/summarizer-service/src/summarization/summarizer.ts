@@ -18,7 +18,14 @@ import type { LlmClient } from '../providers/llm-client';
 import { ConcurrencyLimiter } from './concurrency-limiter';
 import { callWithRetries, type CallFailure, type CallFailureKind } from './provider-call';
 import { checkSummary, type RejectionCode } from './summary-checks';
-import { buildSystemPrompt, buildUserPrompt, normalizeSummary, renderMessage } from './summary-prompt';
+import {
+  buildGistSystemPrompt,
+  buildSystemPrompt,
+  buildUserPrompt,
+  normalizeSummary,
+  renderMessage,
+  type SummaryForm,
+} from './summary-prompt';
 import { splitTranscript } from './transcript-parts';
 
 /** One summary to write: what `summary.requested` carries, in the engine's types. */
@@ -27,6 +34,8 @@ export interface SummaryJob {
   readonly messages: readonly ChatMessage[];
   readonly previousSummary?: string;
   readonly maxSummaryTokens: number;
+  /** `gist`: a few sentences on a range the engine condensed already (it appends the facts); default `full`. */
+  readonly form?: SummaryForm;
   readonly choice?: { readonly provider?: ProviderName; readonly model?: string };
 }
 
@@ -238,7 +247,9 @@ export class Summarizer {
       64,
       Math.min(job.maxSummaryTokens + this.deps.settings.outputHeadroomTokens, Math.floor(window / 2)),
     );
-    const system = buildSystemPrompt(job.maxSummaryTokens);
+    const form = job.form ?? 'full';
+    const system =
+      form === 'gist' ? buildGistSystemPrompt(job.maxSummaryTokens) : buildSystemPrompt(job.maxSummaryTokens);
     const available = Math.floor(window * WINDOW_SAFETY) - maxOutputTokens - count(system) - PROMPT_FRAMING_TOKENS;
 
     const rendered = job.messages.map((m, i) => renderMessage(m, i + 1));
@@ -268,7 +279,7 @@ export class Summarizer {
     let outputTokens = 0;
     let answeredBy = model;
     for (let i = 0; i < parts.length; i++) {
-      const prompt = buildUserPrompt({ rendered: parts[i], partIndex: i, partCount: parts.length }, summary);
+      const prompt = buildUserPrompt({ rendered: parts[i], partIndex: i, partCount: parts.length }, summary, form);
       const where = parts.length > 1 ? ` (part ${i + 1} of ${parts.length})` : '';
       const limiter = this.limiters.get(provider) ?? new ConcurrencyLimiter(1);
       const call = await callWithRetries(
@@ -301,7 +312,7 @@ export class Summarizer {
       outputTokens += output;
       answeredBy = completion.model;
 
-      const text = normalizeSummary(completion.text);
+      const text = normalizeSummary(completion.text, form);
       const final = i === parts.length - 1;
       const check = checkSummary(
         text,

@@ -89,6 +89,7 @@ export function toJob(request: EventEnvelope<'summary.requested'>): SummaryJob {
     messages: data.messages as readonly ChatMessage[],
     ...(data.previousSummary !== undefined && { previousSummary: data.previousSummary }),
     maxSummaryTokens: data.maxSummaryTokens,
+    ...(data.form !== undefined && { form: data.form }),
     ...(data.summarizer !== undefined && { choice: data.summarizer }),
   };
 }

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { CompactionBlock, Stage } from '../model/block';
 import type { CompactionTrigger, SessionCommand, SessionEvent, SummaryRequest } from '../model/events';
-import { applyBlockToEntries, type EffectiveEntry } from '../overlay';
+import type { ChatMessage } from '../model/message';
+import { applyBlockToEntries, isOriginal, type EffectiveEntry } from '../overlay';
+import { condensedTextOf } from '../stages/working-state';
 import {
   computeTailProtection,
   editKey,
@@ -33,6 +35,8 @@ interface Pass {
   entries: EffectiveEntry[];
   readonly blocks: CompactionBlock[];
   readonly events: SessionEvent[];
+  /** The view each block of `blocks` was computed on (same index). */
+  readonly views: EffectiveEntry[][];
 }
 
 const contextFor = (state: SessionState, entries: readonly EffectiveEntry[], targetTokens: number): StageContext => ({
@@ -66,6 +70,7 @@ function step(state: SessionState, pass: Pass, target: number, fn: StageFn): Com
   const block = fn({ ...ctx, activeIds });
   if (!block) return null;
   pass.blocks.push(block);
+  pass.views.push(pass.entries);
   pass.events.push({ type: 'BlockCreated', data: { block } });
   pass.entries = applyBlockToEntries(pass.entries, block, (m) => state.counter.message(m));
   return block;
@@ -121,9 +126,10 @@ function compact(
   state: SessionState,
   trigger: CompactionTrigger,
   mode: 'normal' | 'offline',
-  pass: Pass = { entries: state.entries, blocks: [], events: [] },
-  errorText?: string,
+  options: { readonly errorText?: string; readonly askModel?: boolean } = {},
 ): SessionEvent[] {
+  const { errorText, askModel = mode === 'normal' } = options;
+  const pass: Pass = { entries: state.entries, blocks: [], events: [], views: [] };
   const b = state.budget;
   const before = viewTokens(state.entries, state.counter);
   // After an overflow the provider proved our estimate low: aim at 70 % of the budget, in its units.
@@ -177,6 +183,9 @@ function compact(
   if (pass.blocks.length === 0 && !summaryRequested) {
     return [...pass.events, { type: 'CompactionSkipped', data: { trigger, reason: 'no-progress' } }];
   }
+  // A range condensed deterministically goes to the summarizer too; its replacement serves until the answer.
+  const digestRequest = askModel && trigger !== 'overflow' ? digestSummaryRequest(state, pass) : undefined;
+  if (digestRequest) pass.events.push({ type: 'SummaryRequested', data: { request: digestRequest } });
   const after = viewTokens(pass.entries, state.counter);
   const stages: Stage[] = [...new Set(pass.blocks.map((x) => x.stage))];
   return [
@@ -239,9 +248,12 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
       } else if (trigger === 'manual' && effective <= b.targetTokens) {
         return [{ type: 'CompactionSkipped', data: { trigger, reason: 'fits' } }];
       }
-      return compact(state, trigger, 'normal', undefined, command.data.errorText);
+      return compact(state, trigger, 'normal', { errorText: command.data.errorText });
     }
     case 'CompleteSummary': {
+      const digest = state.pendingDigestSummary;
+      if (digest && digest.requestId === command.data.requestId)
+        return completeDigestSummary(state, digest, command.data);
       const pending = state.pendingSummary;
       if (!pending || pending.requestId !== command.data.requestId) return []; // stale or duplicate
       const ctx = contextFor(state, state.entries, state.budget.targetTokens);
@@ -255,7 +267,9 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
         const next = evolve(state, rejected);
         // A stale range is asked again on the current view; a summary that does not shrink falls back offline.
         const tail =
-          effectiveTotal(next) > next.budget.targetTokens ? compact(next, 'auto', stale ? 'normal' : 'offline') : [];
+          effectiveTotal(next) > next.budget.targetTokens
+            ? compact(next, 'auto', stale ? 'normal' : 'offline', { askModel: stale })
+            : [];
         return [rejected, ...tail];
       }
       const events: SessionEvent[] = [{ type: 'BlockCreated', data: { block } }];
@@ -278,10 +292,15 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
           },
         ];
       }
-      const rest = compact(next, 'auto', 'offline');
+      const rest = compact(next, 'auto', 'offline', { askModel: true });
       return [...events, ...rest.filter((e) => e.type !== 'CompactionSkipped')];
     }
     case 'FailSummary': {
+      const digest = state.pendingDigestSummary;
+      // A digest summary that fails leaves the deterministic replacement in place: nothing else to do.
+      if (digest && digest.requestId === command.data.requestId) {
+        return [{ type: 'SummaryFailed', data: { requestId: digest.requestId, reason: command.data.reason } }];
+      }
       const pending = state.pendingSummary;
       if (!pending || pending.requestId !== command.data.requestId) return [];
       const failed: SessionEvent = {
@@ -289,7 +308,8 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
         data: { requestId: pending.requestId, reason: command.data.reason },
       };
       const next = evolve(state, failed);
-      const tail = effectiveTotal(next) > next.budget.targetTokens ? compact(next, 'auto', 'offline') : [];
+      const tail =
+        effectiveTotal(next) > next.budget.targetTokens ? compact(next, 'auto', 'offline', { askModel: false }) : [];
       return [failed, ...tail];
     }
     default: {
@@ -308,4 +328,95 @@ function fitsView(entries: readonly EffectiveEntry[], range: { from: number; to:
     if (e.to === range.to) endOk = true;
   }
   return startOk && endOk;
+}
+
+/** The stages whose one replacement condenses a range deterministically: a model summary may supersede it. */
+const DIGEST_STAGES: ReadonlySet<Stage> = new Set(['split-turn', 'digest', 'sliding-window', 'keep-within-budget']);
+
+/** The view entry that is exactly the replacement of `stage` over `range`, if the view shows it. */
+function replacementAt(
+  entries: readonly EffectiveEntry[],
+  range: { from: number; to: number },
+  stage: Stage,
+): EffectiveEntry | undefined {
+  const found = entries.filter((e) => e.from <= range.to && range.from <= e.to);
+  const e = found.length === 1 ? found[0]! : undefined;
+  return e && !isOriginal(e) && e.stage === stage && e.from === range.from && e.to === range.to ? e : undefined;
+}
+
+/**
+ * Policy `digestSummaries`: a model summary of the largest range this pass condensed deterministically (an in-turn
+ * prefix's note, a digest, a marker) that the final view still shows as one replacement, unless the pending one is
+ * still answerable (one at a time; a stale one is replaced). Its messages are what the replacement hides, as the
+ * view showed them; its `tokensBefore` is the replacement's size (what the model's summary will replace).
+ */
+function digestSummaryRequest(state: SessionState, pass: Pass): SummaryRequest | undefined {
+  if (state.policy.digestSummaries !== 'on') return undefined;
+  const pending = state.pendingDigestSummary;
+  if (pending?.supersedes && replacementAt(pass.entries, pending.range, pending.supersedes.stage)) return undefined;
+  let best: { block: CompactionBlock; view: EffectiveEntry[]; entry: EffectiveEntry } | undefined;
+  pass.blocks.forEach((block, k) => {
+    // One note or marker (a system message) standing for a range; never a cut tool body (its call needs a result).
+    const [edit, more] = block.edits;
+    if (!DIGEST_STAGES.has(block.stage) || !edit || more || edit.replacement.length !== 1) return;
+    if (edit.replacement[0]!.role !== 'system') return;
+    const entry = replacementAt(pass.entries, edit, block.stage);
+    if (entry && (!best || block.tokensBefore > best.block.tokensBefore)) best = { block, view: pass.views[k]!, entry };
+  });
+  if (!best) return undefined;
+  const { block, view, entry } = best;
+  const messages: ChatMessage[] = [];
+  const previous: string[] = [];
+  for (const e of view) {
+    if (e.to < entry.from || e.from > entry.to) continue;
+    const condensed = condensedTextOf(e);
+    if (condensed !== undefined) previous.push(condensed);
+    else messages.push(e.message);
+  }
+  if (messages.length === 0) return undefined;
+  const range = { from: entry.from, to: entry.to };
+  return {
+    requestId: createHash('sha256')
+      .update(`${state.sessionId}\u0000digest-summary\u0000${block.id}`)
+      .digest('hex')
+      .slice(0, 24),
+    sessionId: state.sessionId,
+    range,
+    messages,
+    previousSummary: previous.length ? previous.join('\n\n') : undefined,
+    basedOnPosition: state.originals.length - 1,
+    tokensBefore: entry.tokens,
+    supersedes: { blockId: block.id, stage: block.stage },
+  };
+}
+
+/**
+ * A model summary for a range condensed deterministically: a new summary block superseding the replacement, when
+ * the view still shows that replacement, the answer is a model's (an offline fallback only repeats the digest) and
+ * the summary with the facts it lost is smaller than the replacement. Otherwise the replacement stays.
+ * A late answer still supersedes while its replacement is shown: a read never waited for it.
+ */
+function completeDigestSummary(
+  state: SessionState,
+  request: SummaryRequest,
+  answer: { readonly summary: string; readonly provider?: string },
+): SessionEvent[] {
+  const reject = (reason: 'stale-range' | 'not-smaller' | 'offline-answer'): SessionEvent[] => [
+    { type: 'SummaryRejected', data: { requestId: request.requestId, reason } },
+  ];
+  if (answer.provider === 'offline') return reject('offline-answer');
+  const superseded = request.supersedes!;
+  const shown =
+    state.active.includes(superseded.blockId) && replacementAt(state.entries, request.range, superseded.stage);
+  if (!shown) return reject('stale-range');
+  const ctx = contextFor(state, state.entries, state.budget.targetTokens);
+  const block = summaryBlock(
+    ctx,
+    request.range,
+    answer.summary,
+    superseded.stage === 'split-turn' ? 'steps' : 'conversation',
+  );
+  if (!block) return reject('not-smaller');
+  // A refinement of a compaction already counted, not another one: no CompactionCompleted (the guards ignore it).
+  return [{ type: 'BlockCreated', data: { block } }];
 }

@@ -1,4 +1,4 @@
-import type { CompactionBlock } from '../model/block';
+import type { CompactionBlock, PositionRange } from '../model/block';
 import type { SessionEvent } from '../model/events';
 import { applyNewBlockToView, assertLaminar, buildEffectiveEntries } from '../overlay';
 import { refusalText } from './refusal';
@@ -13,6 +13,8 @@ const rebuild = (
   const entries = buildEffectiveEntries(s.originals, s.originalTokens, activeBlocks, (m) => s.counter.message(m));
   return { entries, effectiveTokens: entries.reduce((t, e) => t + e.tokens, 0) };
 };
+
+const sameRange = (a: PositionRange, b: PositionRange): boolean => a.from === b.from && a.to === b.to;
 
 /** Fold one event into the session state (Emmett's evolve). */
 export function evolve(state: SessionState, event: SessionEvent): SessionState {
@@ -63,18 +65,43 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
         r.delete(block.id);
         reverted = r;
       }
-      const pendingSummary = block.stage === 'summary' ? undefined : state.pendingSummary;
+      // A summary block ends the wait of the request for its range (a digest summary's range is its replacement's).
+      const digest = state.pendingDigestSummary;
+      const supersedes = block.stage === 'summary' && digest && sameRange(digest.range, block.range);
+      const turns = state.pendingSummary;
+      const pendingSummary =
+        block.stage === 'summary' && (!supersedes || (turns && sameRange(turns.range, block.range)))
+          ? undefined
+          : turns;
+      const pendingDigestSummary = supersedes ? undefined : digest;
       // The common case: a block computed on the current view applies to it directly (laminarity implied).
       const applied = applyNewBlockToView(state.entries, block, (m) => state.counter.message(m));
       if (applied) {
         const effectiveTokens = state.effectiveTokens + applied.tokenDelta;
-        return { ...state, blocks, active, reverted, pendingSummary, entries: applied.entries, effectiveTokens };
+        return {
+          ...state,
+          blocks,
+          active,
+          reverted,
+          pendingSummary,
+          pendingDigestSummary,
+          entries: applied.entries,
+          effectiveTokens,
+        };
       }
       assertLaminar(
         block,
         state.active.map((id) => state.blocks.get(id)!),
       );
-      return { ...state, blocks, active, reverted, pendingSummary, ...rebuild(state, active, blocks) };
+      return {
+        ...state,
+        blocks,
+        active,
+        reverted,
+        pendingSummary,
+        pendingDigestSummary,
+        ...rebuild(state, active, blocks),
+      };
     }
     case 'BlockReverted': {
       const { blockId } = event.data;
@@ -84,10 +111,15 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       return { ...state, active, reverted, ...rebuild(state, active, state.blocks) };
     }
     case 'SummaryRequested':
-      return { ...state, pendingSummary: event.data.request };
+      return event.data.request.supersedes
+        ? { ...state, pendingDigestSummary: event.data.request }
+        : { ...state, pendingSummary: event.data.request };
     case 'SummaryFailed':
     case 'SummaryRejected':
-      return state.pendingSummary?.requestId === event.data.requestId ? { ...state, pendingSummary: undefined } : state;
+      if (state.pendingSummary?.requestId === event.data.requestId) return { ...state, pendingSummary: undefined };
+      if (state.pendingDigestSummary?.requestId === event.data.requestId)
+        return { ...state, pendingDigestSummary: undefined };
+      return state;
     case 'CompactionCompleted': {
       const effective = event.data.tokensAfter;
       const ineffective = effective > state.budget.thresholdTokens && !event.data.summaryRequested;

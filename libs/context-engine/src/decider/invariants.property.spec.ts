@@ -36,7 +36,11 @@ interface SessionSpec {
   /** The window as a share of the session's own estimated size (at least 1 500 tokens). */
   window: number;
   summaries: 'on' | 'off';
+  /** Policy digestSummaries: a model summary is asked for each range condensed deterministically too. */
+  digestSummaries: 'on' | 'off';
   answer: 'complete' | 'fail' | 'leave' | 'late';
+  /** Who answers: a model, or the offline summarizer as the fallback of a failed model call. */
+  answeredBy: 'model' | 'offline';
   provider: 'anthropic' | 'openai';
   /** Steps (mod the session length) at which the user reverts the newest active block. */
   reverts: number[];
@@ -72,7 +76,9 @@ export const arbSession: fc.Arbitrary<SessionSpec> = fc.record({
   turns: fc.array(arbTurn, { minLength: 1, maxLength: 10, size: 'medium' }),
   window: fc.double({ min: 0.15, max: 1.2, noNaN: true }),
   summaries: fc.constantFrom('on', 'off'),
+  digestSummaries: fc.constantFrom('on', 'off'),
   answer: fc.constantFrom('complete', 'fail', 'leave', 'late'),
+  answeredBy: fc.constantFrom('model', 'model', 'offline'),
   provider: fc.constantFrom('anthropic', 'openai'),
   reverts: fc.array(fc.nat(80), { maxLength: 3 }),
   overflows: fc.array(fc.nat(120), { maxLength: 2 }),
@@ -117,7 +123,7 @@ export const configOf = (spec: SessionSpec): SessionConfig => ({
     Math.floor(spec.window * estimateMessagesTokens(buildMessages(spec), counterFor({ provider: spec.provider }))),
   ),
   maxOutputTokens: 0,
-  policy: { summaries: spec.summaries },
+  policy: { summaries: spec.summaries, digestSummaries: spec.digestSummaries },
 });
 
 /** Positions of the last user message, the last assistant text reply and the last 6 conversational originals. */
@@ -184,6 +190,48 @@ function checkInvariants(r: Replay, created: readonly SessionEvent[], before: Ch
   }
 }
 
+/** The paths and commands a working state lists (the facts a model summary must carry). */
+function listedFacts(content: string): string[] {
+  const state = content.split('\n# Working state\n')[1];
+  if (!state) return [];
+  const out: string[] = [];
+  let section = '';
+  for (const line of state.split('\n')) {
+    if (line.startsWith('#')) section = line;
+    else if (section === '## Files touched' && line.startsWith('- ') && !line.startsWith('- (+'))
+      out.push(line.slice(2).replace(/ \([^()]*\)$/, ''));
+    else if (section === '## Commands run' && line.startsWith('- `')) out.push(/^- `([^`]+)`/.exec(line)![1]!);
+  }
+  return out;
+}
+
+/**
+ * A model summary superseding a deterministic replacement: an offline answer never supersedes; a model's does
+ * (as a summary block over exactly the replacement's range, smaller than it) or is rejected, leaving the
+ * replacement; what supersedes carries every file and command the replacement's working state listed (invariant 8).
+ */
+function checkSupersede(
+  r: Replay,
+  supersedes: { blockId: string },
+  answered: readonly SessionEvent[],
+  provider: string,
+): void {
+  const created = answered.flatMap((e) => (e.type === 'BlockCreated' ? [e.data.block] : []));
+  const superseded = r.state.blocks.get(supersedes.blockId)!;
+  if (provider === 'offline' || created.length === 0) {
+    expect(created).toEqual([]);
+    expect(answered.map((e) => e.type)).toEqual(answered.length ? ['SummaryRejected'] : []);
+    return;
+  }
+  expect(created).toHaveLength(1);
+  const block = created[0]!;
+  expect(block.stage).toBe('summary');
+  expect(block.range).toEqual({ from: superseded.edits[0]!.from, to: superseded.edits[0]!.to });
+  const replaced = superseded.edits[0]!.replacement[0]!.content;
+  const content = block.edits[0]!.replacement[0]!.content;
+  for (const fact of listedFacts(replaced)) expect(content).toContain(fact);
+}
+
 export function simulate(spec: SessionSpec, check: boolean): Replay {
   const r = startSession('prop', configOf(spec));
   const late: { id: string; due: number }[] = [];
@@ -202,23 +250,27 @@ export function simulate(spec: SessionSpec, check: boolean): Replay {
         ? command(r, { type: 'Compact', data: { trigger: 'overflow', errorText: 'prompt is too long' } })
         : compact(r)),
     );
+    const provider = spec.answeredBy === 'model' ? 'local' : 'offline';
     for (const e of created) {
       if (e.type !== 'SummaryRequested') continue;
       const id = e.data.request.requestId;
-      if (spec.answer === 'complete')
-        created.push(
-          ...command(r, {
-            type: 'CompleteSummary',
-            data: { requestId: id, summary: `summary of ${e.data.request.messages.length} messages` },
-          }),
-        );
-      else if (spec.answer === 'fail')
+      if (spec.answer === 'complete') {
+        const answered = command(r, {
+          type: 'CompleteSummary',
+          data: { requestId: id, summary: `summary of ${e.data.request.messages.length} messages`, provider },
+        });
+        if (check && e.data.request.supersedes) checkSupersede(r, e.data.request.supersedes, answered, provider);
+        created.push(...answered);
+      } else if (spec.answer === 'fail')
         created.push(...command(r, { type: 'FailSummary', data: { requestId: id, reason: 'provider 503' } }));
       else if (spec.answer === 'late') late.push({ id, due: step + 3 });
     }
     for (const l of late.filter((x) => x.due === step)) {
       created.push(
-        ...command(r, { type: 'CompleteSummary', data: { requestId: l.id, summary: `late summary ${l.id}` } }),
+        ...command(r, {
+          type: 'CompleteSummary',
+          data: { requestId: l.id, summary: `late summary ${l.id}`, provider },
+        }),
       );
     }
     if (check) {

@@ -38,6 +38,11 @@ export interface SessionState {
   /** Tool call id → position of its (first) result. */
   readonly resultPositions: Map<string, number>;
   readonly pendingSummary?: SummaryRequest;
+  /**
+   * The model summary asked for a range already condensed deterministically (policy `digestSummaries`), at most
+   * one at a time. It never holds compaction back: the deterministic replacement is in place meanwhile.
+   */
+  readonly pendingDigestSummary?: SummaryRequest;
   /** Why the last compaction attempt did nothing (refusal or no progress); cleared by a completed one. */
   readonly lastNoOpReason?: string;
   readonly guard: {

@@ -32,6 +32,11 @@ export interface SummaryRequest {
   readonly basedOnPosition: number;
   /** Tokens the replaced messages take now: the summary must be smaller. */
   readonly tokensBefore: number;
+  /**
+   * Set when the range is already condensed deterministically (policy `digestSummaries`): the block whose
+   * replacement the model's summary supersedes when it arrives; `tokensBefore` is then that replacement's size.
+   */
+  readonly supersedes?: { readonly blockId: string; readonly stage: Stage };
 }
 
 export type CompactionTrigger = 'auto' | 'manual' | 'overflow';
@@ -45,7 +50,11 @@ export type SessionEvent =
   | { readonly type: 'SummaryFailed'; readonly data: { readonly requestId: string; readonly reason: string } }
   | {
       readonly type: 'SummaryRejected';
-      readonly data: { readonly requestId: string; readonly reason: 'stale-range' | 'not-smaller' };
+      readonly data: {
+        readonly requestId: string;
+        /** `offline-answer`: a summary superseding a deterministic replacement came from the offline summarizer. */
+        readonly reason: 'stale-range' | 'not-smaller' | 'offline-answer';
+      };
     }
   | {
       readonly type: 'CompactionCompleted';
@@ -79,5 +88,13 @@ export type SessionEventType = SessionEvent['type'];
 
 export type SessionCommand =
   | { readonly type: 'Compact'; readonly data: { readonly trigger: CompactionTrigger; readonly errorText?: string } }
-  | { readonly type: 'CompleteSummary'; readonly data: { readonly requestId: string; readonly summary: string } }
+  | {
+      readonly type: 'CompleteSummary';
+      readonly data: {
+        readonly requestId: string;
+        readonly summary: string;
+        /** Who wrote it (`offline`: the deterministic summarizer, e.g. as the fallback of a failed model call). */
+        readonly provider?: string;
+      };
+    }
   | { readonly type: 'FailSummary'; readonly data: { readonly requestId: string; readonly reason: string } };

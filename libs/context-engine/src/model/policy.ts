@@ -73,6 +73,14 @@ export interface CompactionPolicy {
   };
   /** 'on': stage 5 asks the summarizer; 'off': the offline per-turn digest is used at once. */
   readonly summaries: 'on' | 'off';
+  /**
+   * 'on': a range condensed deterministically (the in-turn prefix's split-turn note, a digest, a sliding-window or
+   * keep-within-budget marker) is also sent to the summarizer; the deterministic replacement is in place at once and
+   * the model's summary supersedes it as a new block when it arrives (a late, failed or offline answer leaves it).
+   * For deployments with a model summarizer (the compaction service turns it on when one is configured); 'off' by
+   * default: the offline summarizer's answer would only repeat the deterministic replacement.
+   */
+  readonly digestSummaries: 'on' | 'off';
   readonly keepRecentRatio: number;
   readonly keepRecentMin: number;
   /** Offline digest bound (SCENARIOS #26). */
@@ -105,6 +113,7 @@ export const DEFAULT_POLICY: CompactionPolicy = {
   minimumTrigger: null,
   stages: { truncate: true, prune: true, dedupe: true, splitTurn: true, slidingWindow: true },
   summaries: 'on',
+  digestSummaries: 'off',
   keepRecentRatio: 0.3,
   keepRecentMin: 4,
   digestMaxChars: 8000,
@@ -167,6 +176,7 @@ export class PolicyError extends RangeError {
 /** Settings that are choices among words, not numbers. */
 const CHOICES: Readonly<Record<string, readonly string[]>> = {
   summaries: ['on', 'off'],
+  digestSummaries: ['on', 'off'],
   inTurnDigest: ['rich', 'seed'],
 };
 /** Optional numbers with no default (fixed values that win over the budget-scaled ones). */

@@ -1,8 +1,9 @@
-import type { BlockEdit, CompactionBlock, PositionRange } from '../model/block';
+import type { CompactionBlock, PositionRange } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { findSafeCutIndex } from '../turns';
 import { clip, makeBlock, oneLine, viewTokens, type StageContext } from './common';
+import { factsMissingFrom, KEPT_HEADING } from './summary-facts';
 import { DEFAULT_MAX_SUMMARY_CHARS } from '../summarizer/deterministic-summarizer';
 import {
   CHARS_PER_TOKEN,
@@ -10,7 +11,6 @@ import {
   condensedTextOf,
   withWorkingState,
   workingStateChars,
-  workingStateOf,
 } from './working-state';
 
 export const SUMMARY_HEADER = '[Summary of earlier conversation';
@@ -93,8 +93,21 @@ export const summaryMessage = (summary: string, count: number): ChatMessage => (
   content: `${SUMMARY_HEADER} — ${count} messages]\n${summary.trim()}`,
 });
 
-/** A summary block over the range, if the range still covers whole entries of the current view. */
-export function summaryBlock(ctx: StageContext, range: PositionRange, summary: string): CompactionBlock | null {
+/** The header of a model summary that supersedes a deterministic replacement inside the current turn. */
+export const STEPS_SUMMARY_HEADER = '[Summary of earlier steps of this turn';
+
+/**
+ * A summary block over the range, if the range still covers whole entries of the current view. A model summary
+ * never knows less than the working state of the same span: the facts it leaves out are appended under
+ * `KEPT_HEADING`; when the summary with them would not shrink the span, there is no block (the caller keeps the
+ * deterministic replacement: a summary is never accepted without the facts it lost).
+ */
+export function summaryBlock(
+  ctx: StageContext,
+  range: PositionRange,
+  summary: string,
+  header: 'conversation' | 'steps' = 'conversation',
+): CompactionBlock | null {
   const { entries } = ctx;
   const i = entries.findIndex((e) => e.from === range.from);
   let j = -1;
@@ -107,57 +120,19 @@ export function summaryBlock(ctx: StageContext, range: PositionRange, summary: s
   for (const e of entries)
     if (e.from <= range.to && range.from <= e.to && (e.from < range.from || e.to > range.to)) return null;
   for (let k = i; k <= j; k++) if (ctx.protection.verbatim.has(k)) return null;
-  // A model summary never knows less than the working state of the same span: what it leaves out is appended.
   const missing = factsMissingFrom(summary, entries, i, j, workingStateChars(ctx));
   const text = missing ? `${summary.trimEnd()}\n${KEPT_HEADING}\n${missing}` : summary;
-  const edit: BlockEdit = { from: range.from, to: range.to, replacement: [summaryMessage(text, j - i + 1)] };
-  return (
-    makeBlock(ctx, 'summary', [edit]) ??
-    (missing ? makeBlock(ctx, 'summary', [{ ...edit, replacement: [summaryMessage(summary, j - i + 1)] }]) : null)
-  );
+  const message =
+    header === 'steps'
+      ? {
+          role: 'system' as const,
+          content: `${STEPS_SUMMARY_HEADER} — ${range.to - range.from + 1} messages]\n${text.trim()}`,
+        }
+      : summaryMessage(text, j - i + 1);
+  return makeBlock(ctx, 'summary', [{ from: range.from, to: range.to, replacement: [message] }]);
 }
 
-export const KEPT_HEADING = '# Kept from the messages (not in the summary above)';
-/** The sections whose items are facts a summary must not lose (requests and plans it may rephrase). */
-const FACT_SECTIONS = new Set(['## Files touched', '## Code symbols', '## Commands run', '## Errors seen']);
-
-/** What an item names: a file's path, a command, an error's operation, a symbol. */
-function factKey(item: string): string {
-  const command = /^`([^`]+)`/.exec(item);
-  if (command) return command[1]!;
-  const error = /^(.*?) — /.exec(item);
-  if (error) return error[1]!.replace(/^\S+\s+/, '');
-  return item.replace(/ \([^()]*\)$/, '');
-}
-
-/** The working-state items of view entries [i, j] (files, symbols, commands, errors) the summary does not name. */
-export function factsMissingFrom(
-  summary: string,
-  entries: readonly EffectiveEntry[],
-  i: number,
-  j: number,
-  maxChars: number,
-): string | undefined {
-  const state = workingStateOf(entries, i, j, maxChars);
-  if (!state) return undefined;
-  const out: string[] = [];
-  let section = '';
-  let heading: string | undefined;
-  for (const line of state.split('\n')) {
-    if (line.startsWith('## ')) {
-      section = line;
-      heading = line;
-      continue;
-    }
-    if (!FACT_SECTIONS.has(section) || !line.startsWith('- ') || /^- \(\+\d+ more omitted\)$/.test(line)) continue;
-    const key = factKey(line.slice(2));
-    if (key.length < 3 || summary.includes(key)) continue;
-    if (heading) out.push(heading);
-    heading = undefined;
-    out.push(line);
-  }
-  return out.length ? out.join('\n') : undefined;
-}
+export { KEPT_HEADING, factsMissingFrom } from './summary-facts';
 
 /**
  * Seed 003 level 2 as the offline fallback: one line per old turn (the user's ask; the assistant's short

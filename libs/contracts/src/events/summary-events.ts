@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsBoolean,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -40,6 +41,15 @@ export class SummaryRequestedData {
   @IsInt()
   @Min(1)
   maxSummaryTokens!: number;
+
+  /**
+   * `full` (the default): the sectioned summary of whole turns. `gist`: a few sentences on a range the engine has
+   * already condensed deterministically (an agent's in-turn prefix); the engine appends the working-state facts
+   * the gist leaves out, and the summary supersedes the deterministic note when it arrives.
+   */
+  @IsOptional()
+  @IsIn(['full', 'gist'])
+  form?: 'full' | 'gist';
 
   @IsOptional()
   @ValidateNested()

@@ -1,0 +1,113 @@
+import type { EffectiveEntry } from '../overlay';
+import { workingStateOf } from './working-state';
+
+/**
+ * What a model summary must not lose (DESIGN invariant 8: a model summary never knows less than the deterministic
+ * digest of the same range). The working state the engine computes for a range lists the user's requests, the
+ * files touched, code symbols, the commands with their outcomes, the errors and whether they were resolved,
+ * decisions, the pending work and the current state. Every item of those sections the model's text does not
+ * carry is appended to it under `KEPT_HEADING`, item for item as the working state words it.
+ */
+export const KEPT_HEADING = '# Kept from the messages (not in the summary above)';
+
+/** Sections whose items the model's text must carry (decisions are its own to reword: they are not checked). */
+const FACT_SECTIONS = new Set([
+  '## User requests',
+  '## Files touched',
+  '## Code symbols',
+  '## Commands run',
+  '## Errors seen',
+  '## Pending work',
+  '## Current state',
+]);
+
+/** The prose sections: a request or a plan is carried when most of its words are in the summary. */
+const PROSE_SECTIONS = new Set(['## User requests', '## Pending work', '## Current state']);
+
+/** Share of a prose item's content words the summary must contain for the item to count as carried. */
+const PROSE_COVERAGE = 0.6;
+
+const words = (text: string): string[] =>
+  (text.toLowerCase().match(/[\p{L}\p{N}_./-]{4,}/gu) ?? []).map((w) => w.replace(/[./-]+$/, ''));
+
+/** Whether most content words of a request or plan are in the summary (a model may reword the rest). */
+function proseCarried(item: string, summaryWords: ReadonlySet<string>): boolean {
+  const ws = [...new Set(words(item))].filter((w) => w.length >= 4);
+  if (ws.length === 0) return true;
+  const found = ws.filter((w) => summaryWords.has(w)).length;
+  return found / ws.length >= PROSE_COVERAGE;
+}
+
+/**
+ * What a list item names and the outcome it states: a command and its last outcome, an error's target and its
+ * status (fixed later / unresolved), a file's path, a symbol. Every part must be in the summary.
+ */
+export function factParts(item: string): string[] {
+  const command = /^`([^`]+)`(?: ×\d+)?(?: → (?:last: )?(.*))?$/.exec(item);
+  if (command) return [command[1]!, ...(command[2] ? [outcomeKey(command[2])] : [])];
+  const error = /^(.*?) — (.*?)(?: \(×\d+\))? \[(fixed later|unresolved)\]$/.exec(item);
+  if (error) return [error[1]!.replace(/^\S+\s+/, ''), error[3] === 'unresolved' ? 'unresolved' : 'fixed'];
+  return [item.replace(/ \([^()]*\)$/, '')];
+}
+
+/** The telling part of a command's outcome: its exit code, or its first words (a model may word the rest). */
+function outcomeKey(outcome: string): string {
+  const exit = /exit(?: code)? (\d+)/i.exec(outcome);
+  if (exit) return exit[1]!;
+  return outcome
+    .split(/[;:,(]/)[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(0, 2)
+    .join(' ');
+}
+
+/** Whether the summary names a part (case-insensitively; parts under 3 characters are not checked). */
+const names = (summaryLower: string, part: string): boolean =>
+  part.length < 3 ? !/^\d+$/.test(part) || summaryLower.includes(part) : summaryLower.includes(part.toLowerCase());
+
+/**
+ * The working-state items of view entries [i, j] that `summary` does not carry, under their section headings, or
+ * undefined when it carries them all (or there is no working state).
+ */
+export function factsMissingFrom(
+  summary: string,
+  entries: readonly EffectiveEntry[],
+  i: number,
+  j: number,
+  maxChars: number,
+): string | undefined {
+  const state = workingStateOf(entries, i, j, maxChars);
+  if (!state) return undefined;
+  return missingItems(summary, state);
+}
+
+/** The items of a working state (its text, sections `## …` of `- ` items) that `summary` does not carry. */
+export function missingItems(summary: string, state: string): string | undefined {
+  const lower = summary.toLowerCase();
+  const summaryWords = new Set(words(summary));
+  const out: string[] = [];
+  let section = '';
+  let heading: string | undefined;
+  const keep = (line: string) => {
+    if (heading) out.push(heading);
+    heading = undefined;
+    out.push(line);
+  };
+  for (const line of state.split('\n')) {
+    if (line.startsWith('## ')) {
+      section = line;
+      heading = line;
+      continue;
+    }
+    if (!FACT_SECTIONS.has(section) || line.trim() === '' || /^- \(\+\d+ more omitted\)$/.test(line)) continue;
+    // The current state is one paragraph; every other section is a list.
+    const item = line.startsWith('- ') ? line.slice(2) : section === '## Current state' ? line : undefined;
+    if (item === undefined) continue;
+    const carried = PROSE_SECTIONS.has(section)
+      ? proseCarried(item, summaryWords)
+      : factParts(item).every((p) => names(lower, p));
+    if (!carried) keep(line);
+  }
+  return out.length ? out.join('\n') : undefined;
+}
