@@ -3,20 +3,15 @@
  * history budget forced to 0.5 and 0.25 of each session's own size, every session fits or says why, no
  * result is orphaned, and the last user message / last reply / conversational floor stay verbatim.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { isConversational, type ChatMessage } from '../model/message';
+import { sharedSessions } from '../../../../test/support/shared-data';
+import { isConversational } from '../model/message';
 import { isOriginal } from '../overlay';
 import { replayAll } from '../testing/fixtures';
 import { counterFor, estimateMessagesTokens } from '../tokens';
 import { auditToolPairs } from '../turns';
 import { effectiveHistory, recount, sessionStats } from '.';
 
-const file = resolve(__dirname, '../../../../../shared/data/sessions.jsonl');
-const sessions: { id: string; source: string; messages: ChatMessage[] }[] = readFileSync(file, 'utf8')
-  .split('\n')
-  .filter((l) => l.trim())
-  .map((l) => JSON.parse(l));
+const sessions = sharedSessions();
 
 describe.each([0.5, 0.25])('shared data at budget ratio %s', (ratio) => {
   it('every session fits or says why; no orphans; the protected messages stay', () => {

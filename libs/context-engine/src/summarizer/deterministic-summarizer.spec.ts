@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { sharedSessions } from '../../../../test/support/shared-data';
 import type { ChatMessage, ToolCall } from '../model/message';
 import {
   DEFAULT_MAX_SUMMARY_CHARS,
@@ -300,10 +300,7 @@ interface Session {
   messages: ChatMessage[];
   meta?: { compactions?: { atMessageIndex: number; firstKeptMessageIndex: number; summary: string }[] };
 }
-const sessions: Session[] = readFileSync(`${__dirname}/../../../../../shared/data/sessions.jsonl`, 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as Session);
+const sessions = sharedSessions() as Session[];
 
 /** Source-file names mentioned in a text (basenames, so absolute and relative mentions match). */
 const fileNames = (text: string): Set<string> =>
