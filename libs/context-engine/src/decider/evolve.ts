@@ -75,33 +75,16 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
           : turns;
       const pendingDigestSummary = supersedes ? undefined : digest;
       // The common case: a block computed on the current view applies to it directly (laminarity implied).
+      const next = { ...state, blocks, active, reverted, pendingSummary, pendingDigestSummary };
       const applied = applyNewBlockToView(state.entries, block, (m) => state.counter.message(m));
       if (applied) {
-        const effectiveTokens = state.effectiveTokens + applied.tokenDelta;
-        return {
-          ...state,
-          blocks,
-          active,
-          reverted,
-          pendingSummary,
-          pendingDigestSummary,
-          entries: applied.entries,
-          effectiveTokens,
-        };
+        return { ...next, entries: applied.entries, effectiveTokens: state.effectiveTokens + applied.tokenDelta };
       }
       assertLaminar(
         block,
         state.active.map((id) => state.blocks.get(id)!),
       );
-      return {
-        ...state,
-        blocks,
-        active,
-        reverted,
-        pendingSummary,
-        pendingDigestSummary,
-        ...rebuild(state, active, blocks),
-      };
+      return { ...next, ...rebuild(state, active, blocks) };
     }
     case 'BlockReverted': {
       const { blockId } = event.data;
