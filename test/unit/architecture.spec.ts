@@ -47,4 +47,19 @@ describe('architecture rules (dependency-cruiser)', () => {
     expect(rules).toMatch(/engine-is-pure -> .*node_modules\/mongoose/);
     expect(rules).toMatch(/engine-does-no-io -> (node:)?fs/);
   }, 60_000);
+
+  it('the rules catch a lib cycle through a spec file, a lib importing platform, sibling adapters, contracts on an adapter', () => {
+    const { violations } = cruise(resolve(root, 'test/fixtures/tangled-libs'), ['libs']);
+    const rules = violations.map((v) => `${v.rule}: ${v.from} -> ${v.to}`).join('\n');
+    expect(rules).toMatch(/no-cycles: libs\/(kafka|platform)\/src\//);
+    expect(rules).toMatch(
+      /platform-is-the-outermost-lib: libs\/kafka\/src\/settings\.spec\.ts -> libs\/platform\/src\/env\.ts/,
+    );
+    expect(rules).toMatch(
+      /kafka-and-persistence-are-siblings: libs\/kafka\/src\/settings\.spec\.ts -> libs\/persistence\/src\/mongo\.ts/,
+    );
+    expect(rules).toMatch(
+      /contracts-above-the-adapters: libs\/contracts\/src\/codec\.ts -> libs\/kafka\/src\/settings\.ts/,
+    );
+  }, 60_000);
 });

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigService } from '@nestjs/config';
 import { mongo } from 'mongoose';
-import { BaseServiceEnv, validateEnv } from '@ctxledger/platform';
-import { mongoOptionsFromConfig } from './persistence.module';
+import { mongoOptionsFromConfig } from '@ctxledger/persistence';
+import { BaseServiceEnv } from './base-env';
+import { validateEnv } from './validate-env';
 
 class Env extends BaseServiceEnv {
   override PORT = 3000;

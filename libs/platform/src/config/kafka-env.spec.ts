@@ -2,9 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigService } from '@nestjs/config';
-import { BaseServiceEnv, validateEnv } from '@ctxledger/platform';
-import { describeKafkaSecurity, kafkaClientConfig, type KafkaSettings } from './kafka-settings';
-import { kafkaSettingsFromConfig } from './kafka.module';
+import {
+  describeKafkaSecurity,
+  kafkaClientConfig,
+  kafkaSettingsFromConfig,
+  type KafkaSettings,
+} from '@ctxledger/kafka';
+import { BaseServiceEnv } from './base-env';
+import { validateEnv } from './validate-env';
 
 class Env extends BaseServiceEnv {
   override PORT = 3000;
