@@ -100,6 +100,13 @@ type LlmResult =
       kind: CallFailureKind | RejectionCode | 'window-too-small';
     };
 
+/**
+ * The shortest offline summary tried when the first one (at least 200 characters) is over the token limit: the
+ * deterministic summary fills the room it is given, and 200 characters of paths and error text took 65 tokens, over
+ * a 64-token limit.
+ */
+const MIN_OFFLINE_CHARS = 120;
+
 const NOOP_OBSERVER: SummarizerObserver = {
   attempt: () => undefined,
   retry: () => undefined,
@@ -215,8 +222,8 @@ export class Summarizer {
     for (let i = 0; i < 5; i++) {
       text = summarizeDeterministic({ messages: job.messages, previousSummary: job.previousSummary, maxChars }).text;
       const tokens = count(text);
-      if (tokens <= job.maxSummaryTokens || maxChars <= 200) break;
-      maxChars = Math.max(200, Math.floor((maxChars * job.maxSummaryTokens * 0.95) / tokens));
+      if (tokens <= job.maxSummaryTokens || maxChars <= MIN_OFFLINE_CHARS) break;
+      maxChars = Math.max(MIN_OFFLINE_CHARS, Math.floor((maxChars * job.maxSummaryTokens * 0.95) / tokens));
     }
     const check = checkSummary(text, { maxSummaryTokens: job.maxSummaryTokens, tokensBefore, final: true }, count);
     if (!check.ok) {
