@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { sharedSessions } from '../../../../test/support/shared-data';
-import type { ChatMessage, ToolCall } from '../model/message';
+import type { ChatMessage } from '../model/message';
+import { answer, newCall, say } from '../testing/fixtures';
 import {
   DEFAULT_MAX_SUMMARY_CHARS,
   SUMMARY_SECTIONS,
@@ -9,25 +10,8 @@ import {
   summarizeDeterministic,
 } from './index';
 
-let seq = 0;
-const call = (name: string, args: Record<string, unknown>): ToolCall => ({
-  id: `t${seq++}`,
-  name,
-  arguments: JSON.stringify(args),
-});
+const call = newCall;
 const ask = (content: string): ChatMessage => ({ role: 'user', content });
-const say = (content: string, ...toolCalls: ToolCall[]): ChatMessage => ({
-  role: 'assistant',
-  content,
-  ...(toolCalls.length > 0 ? { toolCalls } : {}),
-});
-const answer = (c: ToolCall, content: string, isError?: boolean): ChatMessage => ({
-  role: 'tool',
-  content,
-  toolCallId: c.id,
-  toolName: c.name,
-  ...(isError ? { isError } : {}),
-});
 
 function session(): ChatMessage[] {
   const read = call('read', { path: '/repo/src/app.ts' });

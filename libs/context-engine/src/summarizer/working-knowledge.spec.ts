@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { ChatMessage, ToolCall } from '../model/message';
+import { answer, newCall, say } from '../testing/fixtures';
 import { truncateHeadTail } from '../stages/common';
 import { callOutcome } from './call-outcome';
 import { summarizeDeterministic } from './deterministic-summarizer';
@@ -10,25 +11,8 @@ import { toolActivity } from './tool-activity';
  * tools, errors resolved by a later success on the same target, repeats collapsed, whole file names only.
  */
 
-let seq = 0;
-const call = (name: string, args: Record<string, unknown>): ToolCall => ({
-  id: `k${seq++}`,
-  name,
-  arguments: JSON.stringify(args),
-});
+const call = newCall;
 const bash = (command: string): ToolCall => call('bash', { command });
-const say = (content: string, ...toolCalls: ToolCall[]): ChatMessage => ({
-  role: 'assistant',
-  content,
-  ...(toolCalls.length > 0 ? { toolCalls } : {}),
-});
-const answer = (c: ToolCall, content: string, isError?: boolean): ChatMessage => ({
-  role: 'tool',
-  content,
-  toolCallId: c.id,
-  toolName: c.name,
-  ...(isError ? { isError } : {}),
-});
 /** One assistant step: a call and its result. */
 const step = (c: ToolCall, result: string, isError?: boolean): ChatMessage[] => [
   say('', c),

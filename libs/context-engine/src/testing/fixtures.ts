@@ -23,6 +23,18 @@ export const result = (id: string, content: string, toolName?: string, isError?:
   ...(toolName ? { toolName } : {}),
   ...(isError ? { isError } : {}),
 });
+/** Calls with ids of their own (`c0`, `c1`, …), for specs that build sessions call by call. */
+let callSeq = 0;
+export const newCall = (name: string, args: Record<string, unknown>): ToolCall => toolCall(`c${callSeq++}`, name, args);
+/** An assistant message (the calls only when there are some). */
+export const say = (content: string, ...toolCalls: ToolCall[]): ChatMessage => ({
+  role: 'assistant',
+  content,
+  ...(toolCalls.length > 0 ? { toolCalls } : {}),
+});
+/** The result of a call, named after its tool. */
+export const answer = (c: ToolCall, content: string, isError?: boolean): ChatMessage =>
+  result(c.id, content, c.name, isError);
 /** A text of roughly `chars` characters of prose-like content, deterministic. */
 export const text = (chars: number, seed = 0): string => {
   const words = [
