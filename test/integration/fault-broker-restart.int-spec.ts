@@ -1,9 +1,8 @@
 import { readTopic } from '../support/kafka-helpers';
-import { FaultRun } from '../support/fault/fault-run';
-import { HealthWatch, healthyWithoutConsumer, SteadyLoad } from '../support/fault/load';
+import { FaultRun, type Pipeline } from '../support/fault/fault-run';
+import { healthyWithoutConsumer, SteadyLoad } from '../support/fault/load';
 import { quiescent } from '../support/fault/pipeline';
 import { expectAcknowledgedServed, expectReferenceBlocks } from '../support/fault/verdicts';
-import type { RunningService } from '../support/service-process';
 import { loadTranscripts } from '../support/transcripts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -15,16 +14,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 describe('fault: the broker restarted under steady load (own stack instance)', () => {
   const run = new FaultRun('fault-broker-restart', 'fr', { kafka: 19_104, controller: 19_105, mongo: 19_106 });
-  const { stack, topics, groups } = run;
-  const services: Record<'compaction' | 'session', RunningService> = {} as never;
+  const { stack, topics } = run;
+  let services: Pipeline;
   const config = { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };
 
   beforeAll(async () => {
     await run.up({ KAFKA_SEND_TIMEOUT_MS: '2000' });
-    [services.compaction, services.session] = await Promise.all([
-      run.start('compaction-service'),
-      run.start('session-service'),
-    ]);
+    services = await run.startPipeline();
   }, 240_000);
 
   afterAll(() => run.down(), 120_000);
@@ -34,14 +30,7 @@ describe('fault: the broker restarted under steady load (own stack instance)', (
     const transcripts = loadTranscripts().filter((t) => t.messages.length >= 20 && !t.id.startsWith('pi-coding-agent'));
     const sessions = transcripts.slice(0, 8).map((t, i) => ({ id: `restart-${i}`, messages: t.messages }));
     const load = new SteadyLoad(sessions, () => services.session.url, 17);
-    const watch = new HealthWatch(
-      [
-        { name: 'compaction', service: () => services.compaction, groupId: groups.compaction },
-        { name: 'session', service: () => services.session, groupId: groups.session },
-      ],
-      kafka,
-    ).start();
-    run.keep('health', () => watch.samples.map((s) => JSON.stringify(s)).join('\n'));
+    const watch = run.watchPipeline(kafka, () => services);
     await load.start(config);
 
     await sleep(5000);
@@ -59,16 +48,9 @@ describe('fault: the broker restarted under steady load (own stack instance)', (
 
     // Both consumer groups commit everything, with no restart of any process.
     const caughtUp = Date.now();
-    await quiescent(
-      kafka,
-      [
-        [groups.compaction, topics.sessionEvents],
-        [groups.session, topics.sessionEvents],
-        [groups.session, topics.blocks],
-      ],
-      'both consumer groups to catch up after the broker restart',
-      { timeoutMs: 90_000 },
-    );
+    await quiescent(kafka, run.pipelineReads, 'both consumer groups to catch up after the broker restart', {
+      timeoutMs: 90_000,
+    });
     const recoveredMs = Date.now() - upAt;
     await sleep(2000); // two more health samples of each service, now that everything is committed
     await watch.stop();

@@ -1,11 +1,10 @@
 import type { Admin } from 'kafkajs';
 import { keyPartition } from '@ctxledger/kafka';
 import { readTopic } from '../support/kafka-helpers';
-import { FaultRun } from '../support/fault/fault-run';
-import { HealthWatch, healthyWithoutConsumer, SteadyLoad } from '../support/fault/load';
+import { FaultRun, type Pipeline } from '../support/fault/fault-run';
+import { healthyWithoutConsumer, SteadyLoad } from '../support/fault/load';
 import { quiescent } from '../support/fault/pipeline';
 import { expectAcknowledgedServed, expectReferenceBlocks } from '../support/fault/verdicts';
-import type { RunningService } from '../support/service-process';
 import { loadTranscripts } from '../support/transcripts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,16 +38,13 @@ function brokersUnreachable(message: unknown): boolean {
  */
 describe('fault: brokers of a three-broker cluster stopped one at a time under load (own cluster instance)', () => {
   const run = new FaultRun('fault-cluster', 'fc', { kafka: 19_110, controller: 19_113, mongo: 19_116, brokers: 3 });
-  const { stack, topics, groups } = run;
-  const services: Record<'compaction' | 'session', RunningService> = {} as never;
+  const { stack, topics } = run;
+  let services: Pipeline;
   const config = { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };
 
   beforeAll(async () => {
     await run.up({ KAFKA_SEND_TIMEOUT_MS: '3000' });
-    [services.compaction, services.session] = await Promise.all([
-      run.start('compaction-service'),
-      run.start('session-service'),
-    ]);
+    services = await run.startPipeline();
   }, 300_000);
 
   afterAll(() => run.down(), 180_000);
@@ -69,14 +65,7 @@ describe('fault: brokers of a three-broker cluster stopped one at a time under l
       messages: [...transcripts.slice(i), ...transcripts.slice(0, i)].flatMap((t) => t.messages),
     }));
     const load = new SteadyLoad(sessions, () => services.session.url, 17);
-    const watch = new HealthWatch(
-      [
-        { name: 'compaction', service: () => services.compaction, groupId: groups.compaction },
-        { name: 'session', service: () => services.session, groupId: groups.session },
-      ],
-      kafka,
-    ).start();
-    run.keep('health', () => watch.samples.map((s) => JSON.stringify(s)).join('\n'));
+    const watch = run.watchPipeline(kafka, () => services);
     await load.start(config);
     await sleep(4000);
 
@@ -103,16 +92,7 @@ describe('fault: brokers of a three-broker cluster stopped one at a time under l
     await sleep(3000);
     await load.stop();
 
-    await quiescent(
-      kafka,
-      [
-        [groups.compaction, topics.sessionEvents],
-        [groups.session, topics.sessionEvents],
-        [groups.session, topics.blocks],
-      ],
-      'both consumer groups to catch up',
-      { timeoutMs: 90_000 },
-    );
+    await quiescent(kafka, run.pipelineReads, 'both consumer groups to catch up', { timeoutMs: 90_000 });
     const caughtUp = Date.now();
     await sleep(2000);
     await watch.stop();

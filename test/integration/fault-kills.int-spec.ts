@@ -112,12 +112,7 @@ describe('fault: each service SIGKILLed at random points during a replay of many
 
     await quiescent(
       kafka,
-      [
-        [`${prefix}.compaction`, topics.sessionEvents],
-        [`${prefix}.session-projector`, topics.sessionEvents],
-        [`${prefix}.session-projector`, topics.blocks],
-        [`${prefix}.summarizer`, topics.summaryRequests],
-      ],
+      [...run.pipelineReads, [`${prefix}.summarizer`, topics.summaryRequests]],
       'every consumer to catch up after the last restart',
     );
     for (const s of services.values()) expect(s.alive()).toBe(true);

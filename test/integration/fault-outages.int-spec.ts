@@ -1,11 +1,10 @@
 import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import type { ChatMessage } from '@ctxledger/context-engine';
 import { readTopic } from '../support/kafka-helpers';
-import { FaultRun } from '../support/fault/fault-run';
+import { FaultRun, type Pipeline } from '../support/fault/fault-run';
 import { referenceBlocks } from '../support/compaction-reference';
 import { quiescent } from '../support/fault/pipeline';
 import { faultSeed, SeededRandom } from '../support/fault/seeded-random';
-import type { RunningService } from '../support/service-process';
 import { loadTranscripts, type Transcript } from '../support/transcripts';
 import { readModelDocuments, runRebuild } from './session-harness';
 
@@ -72,36 +71,26 @@ describe('fault: the broker and the MongoDB-wire server stopped and restarted (o
   const seed = faultSeed();
   const random = new SeededRandom(seed + 1);
   const run = new FaultRun('fault-outages', 'fo', { kafka: 19_792, controller: 19_793, mongo: 27_718 });
-  const { stack, prefix, database, topics } = run;
+  const { stack, database, topics } = run;
   const rebuiltDb = run.alsoDrop(`${database.slice(0, 52)}_rebuilt`);
-  const services: Record<string, RunningService> = {};
+  let services: Pipeline;
   const transcripts = loadTranscripts();
   const pick = (prefixOfId: string): Transcript => transcripts.find((t) => t.id.startsWith(prefixOfId))!;
   const config = { provider: 'anthropic', contextWindow: 16_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };
 
   const get = async (path: string) => {
-    const res = await fetch(`${services.session!.url}${path}`, { signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(`${services.session.url}${path}`, { signal: AbortSignal.timeout(30_000) });
     const text = await res.text();
     return { status: res.status, text, body: text.startsWith('{') ? JSON.parse(text) : undefined };
   };
 
   beforeAll(async () => {
     await run.up({ KAFKA_SEND_TIMEOUT_MS: '2000' });
-    [services.compaction, services.session] = await Promise.all([
-      run.start('compaction-service'),
-      run.start('session-service'),
-    ]);
+    services = await run.startPipeline();
     console.log(`fault-outages: seed ${seed} (FAULT_SEED)`);
   }, 240_000);
 
   afterAll(() => run.down(), 120_000);
-
-  const groups = () =>
-    [
-      [`${prefix}.compaction`, topics.sessionEvents],
-      [`${prefix}.session-projector`, topics.sessionEvents],
-      [`${prefix}.session-projector`, topics.blocks],
-    ] as Array<[string, string]>;
 
   it('broker down during ingest: POST answers 503 while it is down, nothing accepted is lost, the pipeline resumes', async () => {
     const chosen = [
@@ -110,10 +99,10 @@ describe('fault: the broker and the MongoDB-wire server stopped and restarted (o
       pick('swe-agent:trajectories/demonstrations/ctf/web'),
     ];
     const writers = chosen.map(
-      (t, i) => new Writer(`kafka-down-${i}`, t.messages.slice(0, 240), () => services.session!.url, random),
+      (t, i) => new Writer(`kafka-down-${i}`, t.messages.slice(0, 240), () => services.session.url, random),
     );
     for (const w of writers) {
-      const res = await fetch(`${services.session!.url}/v1/sessions/${w.sessionId}/config`, {
+      const res = await fetch(`${services.session.url}/v1/sessions/${w.sessionId}/config`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(config),
@@ -149,7 +138,7 @@ describe('fault: the broker and the MongoDB-wire server stopped and restarted (o
     expect(writers.flatMap((w) => w.unexpected)).toEqual([]); // never a 500, never a dropped connection
     for (const w of writers) expect(w.slowest503Ms).toBeLessThan(10_000);
 
-    await quiescent(stack.kafka('fault-outages'), groups(), 'the pipeline to resume and catch up');
+    await quiescent(stack.kafka('fault-outages'), run.pipelineReads, 'the pipeline to resume and catch up');
     for (const w of writers) {
       const full = await get(`/v1/sessions/${w.sessionId}/history?view=full`);
       // Every message accepted once, in order, whatever the refused tries did.
@@ -234,7 +223,7 @@ describe('fault: the broker and the MongoDB-wire server stopped and restarted (o
     // While the server was down every read answered 503 (the read model is unavailable), never 500.
     expect(downReads).toEqual(downReads.map(() => 503));
 
-    await quiescent(kafka, groups(), 'the projector and the compaction service to catch up');
+    await quiescent(kafka, run.pipelineReads, 'the projector and the compaction service to catch up');
     for (const s of sessions) {
       const full = await get(`/v1/sessions/${s.id}/history?view=full`);
       expect(full.status).toBe(200);

@@ -1,9 +1,17 @@
+import type { Kafka } from 'kafkajs';
 import { topicNames, type TopicNames } from '@ctxledger/contracts';
 import { dropDatabase } from '../../integration/session-harness';
 import { startService, type RunningService } from '../service-process';
 import { unique } from '../stack-settings';
 import { FaultStack, withDatabase } from './fault-stack';
+import { HealthWatch } from './load';
 import { dumpOutputs } from './pipeline';
+
+/** The services a fault test loads: the compaction service and the session service (its HTTP API and projector). */
+export interface Pipeline {
+  readonly compaction: RunningService;
+  readonly session: RunningService;
+}
 
 /** What a fault run stops and whose output it keeps at the end. */
 interface Tracked {
@@ -28,6 +36,8 @@ export class FaultRun {
   readonly topics: TopicNames;
   /** The consumer groups of the services (their ids derive from the topic prefix). */
   readonly groups: { readonly compaction: string; readonly session: string };
+  /** What the pipeline's consumer groups read: [group, topic] pairs, for `quiescent`. */
+  readonly pipelineReads: ReadonlyArray<[groupId: string, topic: string]>;
   /** The services' environment, set by up(). */
   env: Record<string, string> = {};
   private readonly tracked = new Map<string, Tracked>();
@@ -46,6 +56,11 @@ export class FaultRun {
     this.databases = [this.database];
     this.topics = topicNames(this.prefix);
     this.groups = { compaction: `${this.prefix}.compaction`, session: `${this.prefix}.session-projector` };
+    this.pipelineReads = [
+      [this.groups.compaction, this.topics.sessionEvents],
+      [this.groups.session, this.topics.sessionEvents],
+      [this.groups.session, this.topics.blocks],
+    ];
   }
 
   /** Starts the stack, creates the topics, and sets the services' environment (`settings` added to the defaults). */
@@ -67,6 +82,25 @@ export class FaultRun {
     const running = await startService(service, this.env, timeoutMs);
     this.track(service, running);
     return running;
+  }
+
+  /** The compaction and session services, started together. */
+  async startPipeline(): Promise<Pipeline> {
+    const [compaction, session] = await Promise.all([this.start('compaction-service'), this.start('session-service')]);
+    return { compaction, session };
+  }
+
+  /** Polls both services' /health beside their consumer groups (HealthWatch); its samples are kept by down(). */
+  watchPipeline(kafka: Kafka, pipeline: () => Pipeline): HealthWatch {
+    const watch = new HealthWatch(
+      [
+        { name: 'compaction', service: () => pipeline().compaction, groupId: this.groups.compaction },
+        { name: 'session', service: () => pipeline().session, groupId: this.groups.session },
+      ],
+      kafka,
+    ).start();
+    this.keep('health', () => watch.samples.map((s) => JSON.stringify(s)).join('\n'));
+    return watch;
   }
 
   /** Something else down() stops and whose output it keeps (a service the test restarts itself). */
