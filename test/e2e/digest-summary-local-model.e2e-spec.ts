@@ -111,10 +111,22 @@ describe('digest summaries with the real small model, end to end (issue 17)', ()
       () => ofSession(blocks, sessionId).some((e) => isBlock(e) && blockOf(e).stage === 'split-turn'),
       'the split-turn note',
     );
-    const note = ofSession(blocks, sessionId)
+    // One request, once the session paused (DIGEST_SUMMARY_QUIET_MS), for the largest note shown: the newest,
+    // which absorbed any note an earlier compaction of the same POST made.
+    const notes = ofSession(blocks, sessionId)
       .filter(isBlock)
       .map(blockOf)
-      .find((b) => b.stage === 'split-turn')!;
+      .filter((b) => b.stage === 'split-turn');
+    const note = notes[notes.length - 1]!;
+    expect(ofSession(requests, sessionId)).toHaveLength(1);
+    // The pause that asked for it is in the session's log (a replay asks the same).
+    await sessionEvents.until(
+      () =>
+        ofSession(sessionEvents, sessionId).some(
+          (e) => e.type === 'compaction.requested' && e.data.trigger === 'pause',
+        ),
+      'the pause in the log',
+    );
     expect(request.data.range).toEqual({ from: note.edits[0]!.from, to: note.edits[0]!.to });
     const noteText = note.edits[0]!.replacement[0]!.content;
     // A read never waits for the model: the note is served while the model is still reading the prefix.

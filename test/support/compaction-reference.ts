@@ -6,6 +6,7 @@ import { isPoison } from '@ctxledger/kafka';
 import { CompactionMetrics } from '../../apps/compaction-service/src/compaction/compaction.metrics';
 import { CompactionService } from '../../apps/compaction-service/src/compaction/compaction.service';
 import type { EventPublisher, Outgoing } from '../../apps/compaction-service/src/compaction/event-publisher';
+import { SessionPauses } from '../../apps/compaction-service/src/compaction/session-pauses';
 import type { SummaryTimeouts } from '../../apps/compaction-service/src/compaction/summary-timeouts';
 
 /**
@@ -20,11 +21,16 @@ export async function referenceBlocks(
   const published: Outgoing[] = [];
   const publisher = { publish: async (out: readonly Outgoing[]) => void published.push(...out) };
   const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
+  const metrics = new CompactionMetrics(new Registry());
+  const config = { get: <T>(name: string) => env[name] as T };
+  // The pauses the service noted are in the log: the reference folds them and notes none of its own.
+  const pauses = new SessionPauses({ get: <T>(name: string) => env[name] as T });
   const service = new CompactionService(
     publisher as unknown as EventPublisher,
     timeouts as unknown as SummaryTimeouts,
-    new CompactionMetrics(new Registry()),
-    { get: <T>(name: string) => env[name] as T },
+    metrics,
+    pauses,
+    config,
   );
   Logger.overrideLogger(false); // its refusals are logged as warnings: expected, and noise in a test's output
   try {
@@ -34,6 +40,7 @@ export async function referenceBlocks(
       });
     }
   } finally {
+    pauses.onModuleDestroy();
     Logger.overrideLogger(['log', 'error', 'warn']);
   }
   return published.flatMap((o) => (o.kind === 'block.created' ? [o.block] : []));

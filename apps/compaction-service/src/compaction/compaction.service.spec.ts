@@ -5,6 +5,7 @@ import { CompactionMetrics } from './compaction.metrics';
 import { CompactionService, digestSummariesSetting } from './compaction.service';
 import { summaryRequestData } from './event-publisher';
 import type { EventPublisher, Outgoing } from './event-publisher';
+import { SessionPauses } from './session-pauses';
 import type { SummaryTimeouts } from './summary-timeouts';
 
 /** The application service with its outputs collected in memory (the Kafka side is tested in test/integration). */
@@ -12,13 +13,12 @@ function serviceUnderTest(env: Record<string, string> = {}) {
   const published: Outgoing[] = [];
   const publisher = { publish: async (out: readonly Outgoing[]) => void published.push(...out) } as EventPublisher;
   const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
-  const service = new CompactionService(
-    publisher,
-    timeouts as unknown as SummaryTimeouts,
-    new CompactionMetrics(new Registry()),
-    { get: <T>(name: string) => env[name] as T },
-  );
-  return { service, published };
+  const metrics = new CompactionMetrics(new Registry());
+  const config = { get: <T>(name: string) => env[name] as T };
+  // No quiet period unless a test sets one: a note's summary is asked at each compaction.
+  const pauses = new SessionPauses({ get: <T>(name: string) => (env[name] ?? 0) as T });
+  const service = new CompactionService(publisher, timeouts as unknown as SummaryTimeouts, metrics, pauses, config);
+  return { service, published, pauses };
 }
 
 const message = (sessionId: string, tenant: string, i: number): AnyEvent =>
@@ -175,5 +175,102 @@ describe('CompactionService digest summaries (DIGEST_SUMMARIES)', () => {
     const content = last.kind === 'block.created' ? last.block.edits[0]!.replacement[0]!.content : '';
     expect(content).toContain('Ran the tests one by one.');
     expect(content).toContain('`npm test -- t0`'); // a command the summary did not name, kept (invariant 8)
+  });
+});
+
+describe('CompactionService asks for a note summary when the session pauses (DIGEST_SUMMARY_QUIET_MS)', () => {
+  afterEach(() => jest.useRealTimers());
+  const at = { partition: 0, replay: false };
+  const env = { DIGEST_SUMMARIES: 'on', DIGEST_SUMMARY_QUIET_MS: '2000' };
+  const asked = (published: readonly Outgoing[]) =>
+    published.flatMap((o) => (o.kind === 'summary.requested' ? [o.request] : []));
+  /** The pauses noted, as the session stream gives them back to the service. */
+  const pausesIn = (published: readonly Outgoing[]) =>
+    published.flatMap((o) =>
+      o.kind === 'session.paused'
+        ? [createEvent('compaction.requested', o.sessionId, { trigger: 'pause' }, { eventId: o.eventId }) as AnyEvent]
+        : [],
+    );
+
+  it('an agent appending without a pause gets one request, for the largest note shown, once it pauses', async () => {
+    jest.useFakeTimers();
+    const { service, published } = serviceUnderTest(env);
+    const log = agentTurn('s-q', 80);
+    for (const e of log) await service.handle(e, at);
+    const notes = published.filter((o) => o.kind === 'block.created' && o.block.stage === 'split-turn');
+    expect(notes.length).toBeGreaterThan(2); // condensed again and again: asked at once, each would have had a request
+    expect(service.stateOf('s-q')!.policy.digestSummaries).toBe('pause');
+    expect(asked(published)).toEqual([]);
+
+    await jest.advanceTimersByTimeAsync(1999);
+    expect(pausesIn(published)).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
+    const pauses = pausesIn(published);
+    expect(pauses).toHaveLength(1);
+    for (const p of pauses) await service.handle(p, at);
+    const sent = asked(published);
+    expect(sent).toHaveLength(1);
+    const state = service.stateOf('s-q')!;
+    const shown = state.entries.filter((e) => e.blockId === sent[0]!.supersedes?.blockId);
+    expect(shown).toHaveLength(1);
+    expect(sent[0]!.range).toEqual({ from: shown[0]!.from, to: shown[0]!.to });
+    expect(sent[0]!.tokensBefore).toBe(
+      Math.max(...state.entries.filter((e) => e.stage === 'split-turn').map((e) => e.tokens)),
+    );
+    // The same pause again (a retry): nothing more is asked while that request is answerable.
+    await service.handle(pauses[0]!, at);
+    expect(asked(published)).toHaveLength(1);
+
+    // The model's answer supersedes the note; a replay of the log (the pause and the answer in it) gives the same blocks.
+    const answer = createEvent(
+      'summary.completed',
+      's-q',
+      { requestId: sent[0]!.requestId, summary: 'Ran the tests one by one.', provider: 'local' },
+      { eventId: 'ans-q' },
+    ) as AnyEvent;
+    await service.handle(answer, at);
+    const blocks = (out: readonly Outgoing[]) => out.flatMap((o) => (o.kind === 'block.created' ? [o.block.id] : []));
+    const last = published.filter((o) => o.kind === 'block.created').pop()!;
+    expect(last.kind === 'block.created' && last.block.stage).toBe('summary');
+    const replay = serviceUnderTest(env);
+    for (const e of [...log, ...pauses, answer]) await replay.service.handle(e, at);
+    expect(blocks(replay.published)).toEqual(blocks(published));
+    replay.pauses.onModuleDestroy();
+
+    // Once quiet again, no note is left worth asking about: no pause is noted.
+    await jest.advanceTimersByTimeAsync(5000);
+    expect(pausesIn(published)).toHaveLength(1);
+  });
+
+  it('a message during the quiet period starts it over; a message alone starts none', async () => {
+    jest.useFakeTimers();
+    const { service, published, pauses } = serviceUnderTest(env);
+    for (const e of agentTurn('s-r', 40)) await service.handle(e, at);
+    await jest.advanceTimersByTimeAsync(1500);
+    const short = (id: string) =>
+      createEvent(
+        'message.appended',
+        's-r',
+        { role: 'assistant', content: 'still working' },
+        { eventId: id },
+      ) as AnyEvent;
+    await service.handle(short('x1'), at); // no compaction, but the session is active again
+    await jest.advanceTimersByTimeAsync(1500);
+    expect(pausesIn(published)).toEqual([]);
+    await jest.advanceTimersByTimeAsync(500);
+    expect(pausesIn(published)).toHaveLength(1);
+    expect(pauses.watching('s-r')).toBe(false);
+    await service.handle(short('x2'), at);
+    expect(pauses.watching('s-r')).toBe(false);
+  });
+
+  it('without a quiet period the note summary is asked at each compaction, and no pause is noted', async () => {
+    jest.useFakeTimers();
+    const { service, published } = serviceUnderTest({ DIGEST_SUMMARIES: 'on', DIGEST_SUMMARY_QUIET_MS: '0' });
+    for (const e of agentTurn('s-z', 80)) await service.handle(e, at);
+    expect(service.stateOf('s-z')!.policy.digestSummaries).toBe('on');
+    expect(asked(published).length).toBeGreaterThan(1);
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(pausesIn(published)).toEqual([]);
   });
 });

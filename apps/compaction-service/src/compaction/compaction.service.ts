@@ -27,6 +27,7 @@ import {
 import { PoisonEventError } from '@ctxledger/kafka';
 import { CompactionMetrics } from './compaction.metrics';
 import { EventPublisher, type Outgoing } from './event-publisher';
+import { SessionPauses } from './session-pauses';
 import { SummaryTimeouts } from './summary-timeouts';
 
 /** What the service keeps per session: the engine's state and what numbering and config need. */
@@ -75,6 +76,7 @@ export class CompactionService {
     private readonly publisher: EventPublisher,
     private readonly timeouts: SummaryTimeouts,
     private readonly metrics: CompactionMetrics,
+    private readonly pauses: SessionPauses,
     @Optional() @Inject(ConfigService) config?: Pick<ConfigService, 'get'>,
   ) {
     this.digestSummaries = digestSummariesSetting(
@@ -95,6 +97,7 @@ export class CompactionService {
       this.track(event.sessionId, session, before);
       this.trackSavings(session);
       if (origin.replay) return;
+      this.watchForPause(event, session, decided);
       out = this.outgoing(event, session, decided);
       this.unpublished.set(event.eventId, out);
     }
@@ -104,13 +107,13 @@ export class CompactionService {
 
   /** Drops the sessions of partitions this instance no longer owns (a rebalance moved them). */
   keepPartitions(partitions: ReadonlySet<number>): void {
-    for (const [sessionId, session] of this.sessions) {
-      if (!partitions.has(session.partition)) {
-        this.track(sessionId, undefined, { raw: rawTotal(session.state), effective: effectiveTotal(session.state) });
-        this.trackSavings(session, true);
-        this.sessions.delete(sessionId);
-        this.timeouts.clearSession(sessionId);
-      }
+    const leaving = [...this.sessions].filter(([, session]) => !partitions.has(session.partition));
+    this.pauses.forget(leaving.map(([sessionId]) => sessionId));
+    for (const [sessionId, session] of leaving) {
+      this.track(sessionId, undefined, { raw: rawTotal(session.state), effective: effectiveTotal(session.state) });
+      this.trackSavings(session, true);
+      this.sessions.delete(sessionId);
+      this.timeouts.clearSession(sessionId);
     }
   }
 
@@ -146,6 +149,7 @@ export class CompactionService {
         return this.run(session, { type: 'Compact', data: { trigger: 'auto' } });
       }
       case 'compaction.requested':
+        if (event.data.trigger === 'pause') return this.run(session, { type: 'SummarizeNote' });
         return this.run(session, {
           type: 'Compact',
           data: { trigger: event.data.trigger, errorText: event.data.errorText },
@@ -182,7 +186,8 @@ export class CompactionService {
    * its partition — the message itself is already appended, and the next change decides again.
    */
   private run(session: SessionRuntime, command: SessionCommand): SessionEvent[] {
-    const trigger = command.type === 'Compact' ? command.data.trigger : 'summary';
+    const trigger =
+      command.type === 'Compact' ? command.data.trigger : command.type === 'SummarizeNote' ? 'pause' : 'summary';
     const stop = this.metrics.compactionDuration.startTimer({ trigger });
     try {
       const decided = decide(command, session.state);
@@ -240,13 +245,43 @@ export class CompactionService {
   }
 
   /**
+   * Policy `digestSummaries: 'pause'`: a message restarts the session's quiet period; a compaction, or a note's
+   * summary answered or given up, starts one (another note may be worth a summary once the session is quiet).
+   */
+  private watchForPause(event: AnyEvent, session: SessionRuntime, decided: readonly SessionEvent[]): void {
+    if (session.state.policy.digestSummaries !== 'pause') return;
+    const { sessionId, tenant } = event;
+    if (event.type === 'message.appended') this.pauses.touch(sessionId);
+    const changed = decided.some(
+      (e) => e.type === 'BlockCreated' || e.type === 'SummaryRejected' || e.type === 'SummaryFailed',
+    );
+    if (changed) this.pauses.watch(sessionId, () => void this.paused(sessionId, tenant));
+  }
+
+  /** The session went quiet: the pause goes to the log when the engine would ask a note's summary now. */
+  private async paused(sessionId: string, tenant: string): Promise<void> {
+    const state = this.sessions.get(sessionId)?.state;
+    if (!state || decide({ type: 'SummarizeNote' }, state).length === 0) return;
+    // The same state gives the same id: a pause noted twice (a retry) is recognizable.
+    const eventId = `pause:${sessionId}:${state.originals.length}:${state.blocks.size}`;
+    try {
+      await this.publisher.publish([{ kind: 'session.paused', sessionId, tenant, eventId }]);
+    } catch (error) {
+      this.logger.warn(`could not note the pause of ${sessionId}: ${(error as Error).message}; waiting again`);
+      this.pauses.watch(sessionId, () => void this.paused(sessionId, tenant));
+    }
+  }
+
+  /**
    * The engine's configuration of a session: its own, with the deployment's digest-summary default unless its
    * summarizer choice names a provider (a model: on; `offline`: off) or its policy sets `digestSummaries` itself.
    */
   private engineConfig(wire: SessionConfiguredData | undefined): SessionConfig {
     const config = toEngineConfig(wire);
     const chosen = wire?.summarizer?.provider;
-    const digestSummaries = chosen ? (chosen === 'offline' ? 'off' : 'on') : this.digestSummaries;
+    const asked = chosen ? (chosen === 'offline' ? 'off' : 'on') : this.digestSummaries;
+    // With a quiet period, a note's summary is asked when the session pauses rather than at each compaction.
+    const digestSummaries = asked === 'on' && this.pauses.quietMs > 0 ? 'pause' : asked;
     return { ...config, policy: { digestSummaries, ...(config.policy ?? {}) } };
   }
 

@@ -19,6 +19,7 @@ export type Outgoing =
       readonly request: SummaryRequest;
       readonly summarizer?: SummarizerChoiceDto;
     }
+  | { readonly kind: 'session.paused'; readonly sessionId: string; readonly tenant: string; readonly eventId: string }
   | {
       readonly kind: 'summary.timed-out';
       readonly sessionId: string;
@@ -56,6 +57,15 @@ export class EventPublisher {
         o.sessionId,
         { requestId: o.requestId, reason: `no summary within ${o.afterMs} ms`, retryable: false },
         { tenant: o.tenant, eventId: `timeout:${o.requestId}` },
+      );
+      return { stream: 'sessionEvents', event };
+    }
+    if (o.kind === 'session.paused') {
+      const event = createEvent(
+        'compaction.requested',
+        o.sessionId,
+        { trigger: 'pause' },
+        { tenant: o.tenant, eventId: o.eventId },
       );
       return { stream: 'sessionEvents', event };
     }
@@ -108,6 +118,8 @@ function describe(o: Outgoing): string {
       return `summary.requested ${o.request.requestId} (positions ${o.request.range.from}-${o.request.range.to}, ${o.request.tokensBefore} tokens)`;
     case 'summary.timed-out':
       return `summary.failed ${o.requestId}: no summary within ${o.afterMs} ms`;
+    case 'session.paused':
+      return `compaction.requested ${o.eventId} (pause: the session is quiet)`;
   }
 }
 

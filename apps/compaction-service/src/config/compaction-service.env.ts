@@ -40,6 +40,18 @@ export class CompactionServiceEnv extends BaseServiceEnv {
   @IsIn(['auto', 'on', 'off'])
   DIGEST_SUMMARIES: 'auto' | 'on' | 'off' = 'auto';
 
+  /**
+   * With digest summaries on, a note's model summary is asked once the session pauses: this long without a new
+   * message after a compaction (the pause is written to the session stream; see SessionPauses). An agent that keeps
+   * appending makes newer notes that absorb the older ones; asked at once, most answers would come back for notes
+   * no longer shown. 0: ask at each compaction.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  DIGEST_SUMMARY_QUIET_MS: number = 2000;
+
   /** Read for DIGEST_SUMMARIES=auto only (the summarizer-service validates it). */
   @IsOptional()
   @IsString()

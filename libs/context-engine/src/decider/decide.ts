@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CompactionBlock, Stage } from '../model/block';
 import type { CompactionTrigger, SessionCommand, SessionEvent, SummaryRequest } from '../model/events';
 import type { ChatMessage } from '../model/message';
-import { applyBlockToEntries, isOriginal, type EffectiveEntry } from '../overlay';
+import { applyBlockToEntries, buildEffectiveEntries, isOriginal, type EffectiveEntry } from '../overlay';
 import { condensedTextOf } from '../stages/working-state';
 import {
   computeTailProtection,
@@ -312,6 +312,10 @@ export function decide(command: SessionCommand, state: SessionState): SessionEve
         effectiveTotal(next) > next.budget.targetTokens ? compact(next, 'auto', 'offline', { askModel: false }) : [];
       return [failed, ...tail];
     }
+    case 'SummarizeNote': {
+      const request = pauseSummaryRequest(state);
+      return request ? [{ type: 'SummaryRequested', data: { request } }] : [];
+    }
     default: {
       const never: never = command;
       throw new Error(`unknown command ${(never as { type: string }).type}`);
@@ -344,27 +348,64 @@ function replacementAt(
   return e && !isOriginal(e) && e.stage === stage && e.from === range.from && e.to === range.to ? e : undefined;
 }
 
+/** A note or marker (one system message) standing for a range; never a cut tool body (its call needs a result). */
+function noteEdit(block: CompactionBlock): CompactionBlock['edits'][number] | undefined {
+  const [edit, more] = block.edits;
+  if (!DIGEST_STAGES.has(block.stage) || !edit || more || edit.replacement.length !== 1) return undefined;
+  return edit.replacement[0]!.role === 'system' ? edit : undefined;
+}
+
 /**
- * Policy `digestSummaries`: a model summary of the largest range this pass condensed deterministically (an in-turn
- * prefix's note, a digest, a marker) that the final view still shows as one replacement, unless the pending one is
- * still answerable (one at a time; a stale one is replaced). Its messages are what the replacement hides, as the
- * view showed them; its `tokensBefore` is the replacement's size (what the model's summary will replace).
+ * Policy `digestSummaries: 'on'`: a model summary of the largest range this pass condensed deterministically (an
+ * in-turn prefix's note, a digest, a marker) that the final view still shows as one replacement, unless the pending
+ * one is still answerable (one at a time; a stale one is replaced).
  */
 function digestSummaryRequest(state: SessionState, pass: Pass): SummaryRequest | undefined {
-  if (state.policy.digestSummaries !== 'on') return undefined;
-  const pending = state.pendingDigestSummary;
-  if (pending?.supersedes && replacementAt(pass.entries, pending.range, pending.supersedes.stage)) return undefined;
+  if (state.policy.digestSummaries !== 'on' || pendingDigestAnswerable(state, pass.entries)) return undefined;
   let best: { block: CompactionBlock; view: EffectiveEntry[]; entry: EffectiveEntry } | undefined;
   pass.blocks.forEach((block, k) => {
-    // One note or marker (a system message) standing for a range; never a cut tool body (its call needs a result).
-    const [edit, more] = block.edits;
-    if (!DIGEST_STAGES.has(block.stage) || !edit || more || edit.replacement.length !== 1) return;
-    if (edit.replacement[0]!.role !== 'system') return;
-    const entry = replacementAt(pass.entries, edit, block.stage);
+    const edit = noteEdit(block);
+    const entry = edit && replacementAt(pass.entries, edit, block.stage);
     if (entry && (!best || block.tokensBefore > best.block.tokensBefore)) best = { block, view: pass.views[k]!, entry };
   });
+  return best && noteSummaryRequest(state, best.block, best.view, best.entry);
+}
+
+/** A note smaller than this is not worth a model call at a pause: its summary with the facts would not be smaller. */
+const MIN_PAUSE_NOTE_TOKENS = 200;
+
+/**
+ * Policy `digestSummaries: 'pause'` (command `SummarizeNote`): a model summary of the largest note the view shows
+ * that was never asked about, unless the pending one is still answerable.
+ */
+function pauseSummaryRequest(state: SessionState): SummaryRequest | undefined {
+  if (state.policy.digestSummaries === 'off' || pendingDigestAnswerable(state)) return undefined;
+  let best: { block: CompactionBlock; entry: EffectiveEntry } | undefined;
+  for (const entry of state.entries) {
+    if (isOriginal(entry) || entry.tokens < MIN_PAUSE_NOTE_TOKENS || state.notesAsked.has(entry.blockId!)) continue;
+    const block = state.blocks.get(entry.blockId!)!;
+    const edit = noteEdit(block);
+    if (edit?.from !== entry.from || edit.to !== entry.to) continue;
+    if (!best || entry.tokens > best.entry.tokens) best = { block, entry };
+  }
   if (!best) return undefined;
-  const { block, view, entry } = best;
+  // What the note hides, as it was shown before the note: the view of the blocks activated before it.
+  const earlier = state.active.slice(0, state.active.indexOf(best.block.id)).map((id) => state.blocks.get(id)!);
+  const view = buildEffectiveEntries(state.originals, state.originalTokens, earlier, (m) => state.counter.message(m));
+  return noteSummaryRequest(state, best.block, view, best.entry);
+}
+
+/**
+ * The request for a model summary of the note `entry` (the replacement of `block`): its messages are what the note
+ * hides, as `view` (the view the block was computed on) showed them; its `tokensBefore` is the note's size (what
+ * the model's summary will replace).
+ */
+function noteSummaryRequest(
+  state: SessionState,
+  block: CompactionBlock,
+  view: readonly EffectiveEntry[],
+  entry: EffectiveEntry,
+): SummaryRequest | undefined {
   const messages: ChatMessage[] = [];
   const previous: string[] = [];
   for (const e of view) {
@@ -391,6 +432,22 @@ function digestSummaryRequest(state: SessionState, pass: Pass): SummaryRequest |
 }
 
 /**
+ * Whether the pending model summary of a note could still supersede it: the view still shows the note. A request
+ * not yet sent (the compaction service holds them until the session pauses) is not worth sending otherwise.
+ */
+export function pendingDigestAnswerable(
+  state: SessionState,
+  entries: readonly EffectiveEntry[] = state.entries,
+): boolean {
+  const pending = state.pendingDigestSummary;
+  if (!pending?.supersedes) return false;
+  return (
+    state.active.includes(pending.supersedes.blockId) &&
+    replacementAt(entries, pending.range, pending.supersedes.stage) !== undefined
+  );
+}
+
+/**
  * A model summary for a range condensed deterministically: a new summary block superseding the replacement, when
  * the view still shows that replacement, the answer is a model's (an offline fallback only repeats the digest) and
  * the summary with the facts it lost is smaller than the replacement. Otherwise the replacement stays.
@@ -406,9 +463,7 @@ function completeDigestSummary(
   ];
   if (answer.provider === 'offline') return reject('offline-answer');
   const superseded = request.supersedes!;
-  const shown =
-    state.active.includes(superseded.blockId) && replacementAt(state.entries, request.range, superseded.stage);
-  if (!shown) return reject('stale-range');
+  if (!pendingDigestAnswerable(state)) return reject('stale-range');
   const ctx = contextFor(state, state.entries, state.budget.targetTokens);
   const block = summaryBlock(
     ctx,

@@ -262,3 +262,87 @@ describe('a model summary never knows less than the deterministic one (invariant
     expect(blocks.some((b) => b.stage === 'digest')).toBe(true);
   });
 });
+
+describe("policy digestSummaries 'pause': a note's summary is asked when the session pauses (SummarizeNote)", () => {
+  const paused = { ...config, policy: { digestSummaries: 'pause' as const } };
+  const run = (steps: number) => {
+    const r = startSession('p1', paused);
+    const asked: SummaryRequest[] = [];
+    for (const m of oneTurn(steps)) {
+      append(r, m);
+      for (const e of ofType(compact(r), 'SummaryRequested')) asked.push(e.data.request);
+    }
+    return { r, asked };
+  };
+  const pause = (r: ReturnType<typeof startSession>) =>
+    ofType(command(r, { type: 'SummarizeNote' }), 'SummaryRequested').map((e) => e.data.request);
+
+  it('compactions ask nothing; a pause asks for the largest note shown, once, with what it hides', () => {
+    const { r, asked } = run(40);
+    expect(ofType(r.events, 'BlockCreated').filter((e) => e.data.block.stage === 'split-turn').length).toBeGreaterThan(
+      1,
+    );
+    expect(asked.filter((q) => q.supersedes)).toEqual([]);
+    const [request, more] = pause(r);
+    expect(more).toBeUndefined();
+    const notes = r.state.entries.filter((e) => e.stage === 'split-turn');
+    const largest = notes.reduce((a, b) => (b.tokens > a.tokens ? b : a));
+    expect(request!.range).toEqual({ from: largest.from, to: largest.to });
+    expect(request!.tokensBefore).toBe(largest.tokens);
+    expect(request!.supersedes).toEqual({ blockId: largest.blockId, stage: 'split-turn' });
+    // What the note hides as the view before it showed it: an earlier note's text as the previous summary, and
+    // the calls and results it condensed since, never the note itself.
+    expect(request!.messages.some((m) => m.role === 'tool')).toBe(true);
+    expect(request!.messages.some((m) => m.content === largest.message.content)).toBe(false);
+    expect(request!.previousSummary).toContain('/repo/src/parser/part0.ts');
+    // While it is answerable, another pause asks nothing.
+    expect(pause(r)).toEqual([]);
+  });
+
+  it('a note is asked about once: after a rejected answer the next pause asks for none (or another note)', () => {
+    const { r } = run(40);
+    const [request] = pause(r);
+    const rejected = command(r, {
+      type: 'CompleteSummary',
+      data: { requestId: request!.requestId, summary: text(20_000), provider: 'local' },
+    });
+    expect(ofType(rejected, 'SummaryRejected')[0]!.data.reason).toBe('not-smaller');
+    for (const again of pause(r)) expect(again.supersedes!.blockId).not.toBe(request!.supersedes!.blockId);
+  });
+
+  it('the answer supersedes the note; replaying the same events gives the same state', () => {
+    const { r } = run(40);
+    const [request] = pause(r);
+    const done = command(r, {
+      type: 'CompleteSummary',
+      data: {
+        requestId: request!.requestId,
+        summary: 'Ran the parser tests; part0 and part3 failed.',
+        provider: 'local',
+      },
+    });
+    expect(ofType(done, 'BlockCreated')[0]!.data.block.stage).toBe('summary');
+    expect(r.state.entries.some((e) => e.blockId === request!.supersedes!.blockId)).toBe(false);
+    const pairs = auditToolPairs(effectiveHistory(r.state));
+    expect([...pairs.orphanResults, ...pairs.duplicateResults]).toEqual([]);
+    const replayed = foldEvents('p1', r.events);
+    expect(replayed.entries).toEqual(r.state.entries);
+    expect([...replayed.notesAsked]).toEqual([...r.state.notesAsked]);
+  });
+
+  it("'off' never asks at a pause, and a note under 200 tokens is not worth a call", () => {
+    const off = startSession('p2', { ...config, policy: { digestSummaries: 'off' as const } });
+    for (const m of oneTurn(40)) {
+      append(off, m);
+      compact(off);
+    }
+    expect(pause(off)).toEqual([]);
+    const small = startSession('p3', paused);
+    for (const m of oneTurn(12, 300)) {
+      append(small, m);
+      compact(small);
+    }
+    for (const e of small.state.entries.filter((x) => x.stage && x.tokens < 200)) expect(e).toBeDefined();
+    for (const q of pause(small)) expect(q.tokensBefore).toBeGreaterThanOrEqual(200);
+  });
+});

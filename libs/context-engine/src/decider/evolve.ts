@@ -95,7 +95,11 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
     }
     case 'SummaryRequested':
       return event.data.request.supersedes
-        ? { ...state, pendingDigestSummary: event.data.request }
+        ? {
+            ...state,
+            pendingDigestSummary: event.data.request,
+            notesAsked: new Set(state.notesAsked).add(event.data.request.supersedes.blockId),
+          }
         : { ...state, pendingSummary: event.data.request };
     case 'SummaryFailed':
     case 'SummaryRejected':

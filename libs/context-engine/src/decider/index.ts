@@ -3,7 +3,7 @@ import { decide } from './decide';
 import { evolve } from './evolve';
 import { initialSessionState, type SessionState } from './state';
 
-export { decide } from './decide';
+export { decide, pendingDigestAnswerable } from './decide';
 export { evolve } from './evolve';
 export { initialSessionState, effectiveTotal, rawTotal, configure, type SessionState } from './state';
 export { effectiveHistory, effectiveEntries, sessionStats, recount, type SessionStats } from './stats';

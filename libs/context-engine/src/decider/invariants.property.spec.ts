@@ -36,8 +36,11 @@ interface SessionSpec {
   /** The window as a share of the session's own estimated size (at least 1 500 tokens). */
   window: number;
   summaries: 'on' | 'off';
-  /** Policy digestSummaries: a model summary is asked for each range condensed deterministically too. */
-  digestSummaries: 'on' | 'off';
+  /**
+   * Policy digestSummaries: a model summary is asked for each range condensed deterministically too ('on'), or for
+   * the largest note when the session pauses ('pause': here every fourth message).
+   */
+  digestSummaries: 'on' | 'pause' | 'off';
   answer: 'complete' | 'fail' | 'leave' | 'late';
   /** Who answers: a model, or the offline summarizer as the fallback of a failed model call. */
   answeredBy: 'model' | 'offline';
@@ -76,7 +79,7 @@ export const arbSession: fc.Arbitrary<SessionSpec> = fc.record({
   turns: fc.array(arbTurn, { minLength: 1, maxLength: 10, size: 'medium' }),
   window: fc.double({ min: 0.15, max: 1.2, noNaN: true }),
   summaries: fc.constantFrom('on', 'off'),
-  digestSummaries: fc.constantFrom('on', 'off'),
+  digestSummaries: fc.constantFrom('on', 'pause', 'off'),
   answer: fc.constantFrom('complete', 'fail', 'leave', 'late'),
   answeredBy: fc.constantFrom('model', 'model', 'offline'),
   provider: fc.constantFrom('anthropic', 'openai'),
@@ -250,6 +253,7 @@ export function simulate(spec: SessionSpec, check: boolean): Replay {
         ? command(r, { type: 'Compact', data: { trigger: 'overflow', errorText: 'prompt is too long' } })
         : compact(r)),
     );
+    if (spec.digestSummaries === 'pause' && step % 4 === 3) created.push(...command(r, { type: 'SummarizeNote' }));
     const provider = spec.answeredBy === 'model' ? 'local' : 'offline';
     for (const e of created) {
       if (e.type !== 'SummaryRequested') continue;

@@ -43,6 +43,8 @@ export interface SessionState {
    * one at a time. It never holds compaction back: the deterministic replacement is in place meanwhile.
    */
   readonly pendingDigestSummary?: SummaryRequest;
+  /** The notes (block ids) a model summary was ever asked for: each is asked about once. */
+  readonly notesAsked: ReadonlySet<string>;
   /** Why the last compaction attempt did nothing (refusal or no progress); cleared by a completed one. */
   readonly lastNoOpReason?: string;
   readonly guard: {
@@ -91,6 +93,7 @@ export function initialSessionState(sessionId: string, config: SessionConfig = {
     userPositions: [],
     callPositions: new Map(),
     resultPositions: new Map(),
+    notesAsked: new Set(),
     guard: { ineffectiveStreak: 0, noOpStreak: 0, compactions: 0, lastAttemptRaw: 0, callsSinceCompaction: 0 },
   };
 }

@@ -97,4 +97,6 @@ export type SessionCommand =
         readonly provider?: string;
       };
     }
-  | { readonly type: 'FailSummary'; readonly data: { readonly requestId: string; readonly reason: string } };
+  | { readonly type: 'FailSummary'; readonly data: { readonly requestId: string; readonly reason: string } }
+  /** The session paused (policy `digestSummaries: 'pause'`): ask a model summary of the largest note shown. */
+  | { readonly type: 'SummarizeNote' };

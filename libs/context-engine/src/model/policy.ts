@@ -77,10 +77,14 @@ export interface CompactionPolicy {
    * 'on': a range condensed deterministically (the in-turn prefix's split-turn note, a digest, a sliding-window or
    * keep-within-budget marker) is also sent to the summarizer; the deterministic replacement is in place at once and
    * the model's summary supersedes it as a new block when it arrives (a late, failed or offline answer leaves it).
+   * 'pause': the same, but asked only when the session pauses (command `SummarizeNote`, which the compaction
+   * service sends after a quiet period), for the largest note then shown and not asked about before: while an agent
+   * keeps appending, each compaction's new note absorbs the last one, and a summary asked at once would mostly come
+   * back for a note no longer shown.
    * For deployments with a model summarizer (the compaction service turns it on when one is configured); 'off' by
    * default: the offline summarizer's answer would only repeat the deterministic replacement.
    */
-  readonly digestSummaries: 'on' | 'off';
+  readonly digestSummaries: 'on' | 'pause' | 'off';
   readonly keepRecentRatio: number;
   readonly keepRecentMin: number;
   /** Offline digest bound (SCENARIOS #26). */
@@ -176,7 +180,7 @@ export class PolicyError extends RangeError {
 /** Settings that are choices among words, not numbers. */
 const CHOICES: Readonly<Record<string, readonly string[]>> = {
   summaries: ['on', 'off'],
-  digestSummaries: ['on', 'off'],
+  digestSummaries: ['on', 'pause', 'off'],
   inTurnDigest: ['rich', 'seed'],
 };
 /** Optional numbers with no default (fixed values that win over the budget-scaled ones). */

@@ -100,10 +100,14 @@ export class SessionConfiguredData {
   summarizer?: SummarizerChoiceDto;
 }
 
-/** `compaction.requested`: a manual compaction, or an overflow report carrying the provider's error text. */
+/**
+ * `compaction.requested`: a manual compaction, an overflow report carrying the provider's error text, or `pause`:
+ * the compaction service noting that a session went quiet (it then asks a model summary of a note; in the log so
+ * that a replay asks the same).
+ */
 export class CompactionRequestedData {
-  @IsIn(['manual', 'overflow'])
-  trigger!: 'manual' | 'overflow';
+  @IsIn(['manual', 'overflow', 'pause'])
+  trigger!: 'manual' | 'overflow' | 'pause';
 
   @IsOptional()
   @IsString()
