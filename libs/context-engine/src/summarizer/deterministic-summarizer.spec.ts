@@ -114,6 +114,41 @@ describe('summarizeDeterministic', () => {
     expect(r.text).toContain(`- (+${60 - kept.length} more omitted)`);
   });
 
+  it('with room for one line, keeps both the newest request and the first (the task), each cut shorter', () => {
+    const messages = [
+      ask(`Write three poems about curries, one per sub-agent ${'a'.repeat(300)}`),
+      ...Array.from({ length: 12 }, (_, i) => [ask(`follow-up ${i} ${'y'.repeat(300)}`), say(`ok ${i}`)]).flat(),
+    ];
+    const r = summarizeDeterministic({ messages, maxChars: 400 });
+    expect(r.sections.userRequests).toHaveLength(2);
+    expect(r.sections.userRequests[0]).toMatch(/^Write three poems about curries/);
+    expect(r.sections.userRequests[1]).toMatch(/^follow-up 11 /);
+  });
+
+  it("lists what the harness wrote in the user's name (a tag first) after every request a person wrote", () => {
+    const messages = [
+      ask('Spawn sub-agents to write poems about Thai curries.'),
+      say('Started three agents.'),
+      ask('<task-notification> <task-id>a1</task-id> <status>completed</status> </task-notification>'),
+      ask('<local-command-stdout>(no content)</local-command-stdout>'),
+      ask('Publish the session transcript.'),
+      ask('<task-notification> <task-id>a2</task-id> <status>completed</status> </task-notification>'),
+      say('Done.'),
+    ];
+    const full = summarizeDeterministic({ messages, maxChars: 4000 });
+    expect(full.sections.userRequests.map((t) => t.slice(0, 12))).toEqual([
+      'Spawn sub-ag',
+      '<task-notifi',
+      '<local-comma',
+      'Publish the ',
+      '<task-notifi',
+    ]); // in time order when all fit
+    // Tight: both requests a person wrote are kept before any notification.
+    const tight = summarizeDeterministic({ messages, maxChars: 260 });
+    expect(tight.sections.userRequests.map((t) => t.slice(0, 12))).toEqual(['Spawn sub-ag', 'Publish the ']);
+    expect(tight.omitted.userRequests).toBe(3);
+  });
+
   it('merges a previous summary instead of summarizing it: requests, counts, fixes', () => {
     const first = session();
     const prev = summarizeDeterministic({ messages: first, maxChars: 4000 });

@@ -830,12 +830,23 @@ function mergeRelativeIntoAbsolute(files: Map<string, FileEntry>): void {
   }
 }
 
-/** Every user message counts (repeats included), newest first — but the first one, usually the task, right after the newest. */
+/** A user message written by the agent's harness, not a person: it opens with a tag (`<task-notification>`, …). */
+const HARNESS_MESSAGE = /^<[a-z][a-z0-9]*(?:-[a-z0-9]+)*>/;
+
+/**
+ * Every user message counts (repeats included), newest first — but the first one, usually the task, right after the
+ * newest; what the harness wrote in the user's name (a finished sub-agent's notification, a slash command's
+ * expansion) after everything a person wrote.
+ */
 function requestsByPriority(xs: Ranked[]): Ranked[] {
-  const sorted = [...xs].sort((a, b) => b.rank - a.rank);
-  if (sorted.length <= 2) return sorted;
-  const first = sorted[sorted.length - 1];
-  return [sorted[0], first, ...sorted.slice(1, -1)];
+  const byPerson = (list: Ranked[]): Ranked[] => {
+    const sorted = [...list].sort((a, b) => b.rank - a.rank);
+    if (sorted.length <= 2) return sorted;
+    return [sorted[0]!, sorted[sorted.length - 1]!, ...sorted.slice(1, -1)];
+  };
+  const harness = xs.filter((x) => HARNESS_MESSAGE.test(x.text));
+  if (harness.length === 0 || harness.length === xs.length) return byPerson(xs);
+  return [...byPerson(xs.filter((x) => !HARNESS_MESSAGE.test(x.text))), ...byPerson(harness)];
 }
 
 const lineSize = (text: string): number => text.length + 3; // "- " + newline
@@ -930,9 +941,11 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
       mine.push(c);
       used += lineSize(c.text);
     }
-    // The newest user request always survives, cut to what is left.
-    if (key === 'userRequests' && mine.length === 0 && list.length > 0) {
-      mine.push({ ...list[0], text: oneLine(list[0].text, Math.max(60, alloc[key] - reserve - 3)) });
+    // The newest user request and the first (usually the task) always survive, cut to what is left.
+    if (key === 'userRequests' && mine.length < Math.min(2, list.length)) {
+      const both = list.slice(0, 2);
+      const each = Math.max(60, Math.floor((alloc[key] - reserve) / both.length) - 3);
+      mine.splice(0, mine.length, ...both.map((c) => ({ ...c, text: oneLine(c.text, each) })));
     }
     kept[key] = mine;
   }
