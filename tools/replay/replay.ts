@@ -1,14 +1,13 @@
 /**
  * Replays transcripts through the engine's decider exactly as the compaction service drives it: each
- * message is appended (evolve MessageAppended), then `decide(Compact auto)` and every decided event is
- * evolved. A summary request is answered at once by the offline deterministic summarizer
- * (`decide(CompleteSummary)`): the engine has no LLM. Pure apart from the clock-free engine: same input,
+ * message is appended (evolve MessageAppended), then `runCommand(Compact auto)` decides and folds what it
+ * decided. A summary request is answered at once by the offline deterministic summarizer
+ * (`runCommand(CompleteSummary)`): the engine has no LLM. Pure apart from the clock-free engine: same input,
  * same report.
  */
 import {
   ENGINE_VERSION,
   counterFor,
-  decide,
   effectiveEntries,
   effectiveTotal,
   estimateMessagesTokens,
@@ -18,6 +17,7 @@ import {
   isConversational,
   isOriginal,
   rawTotal,
+  runCommand,
   sessionStats,
   type ChatMessage,
   type SessionCommand,
@@ -319,15 +319,10 @@ interface Tally {
 /** Safety bound on summary round-trips per decision (a stale range is asked again at most a few times). */
 const MAX_SUMMARY_ROUNDS = 8;
 
-function applyEvents(
-  state: SessionState,
-  events: readonly SessionEvent[],
-  tally: Tally,
-  superseding = false,
-): SessionState {
-  const digestIds = new Set(state.pendingDigestSummary ? [state.pendingDigestSummary.requestId] : []);
+/** Counts what a command decided on `before` (the state it ran on). */
+function count(before: SessionState, events: readonly SessionEvent[], tally: Tally, superseding: boolean): void {
+  const digestIds = new Set(before.pendingDigestSummary ? [before.pendingDigestSummary.requestId] : []);
   for (const e of events) {
-    state = evolve(state, e);
     switch (e.type) {
       case 'CompactionCompleted':
         tally.compactions++;
@@ -362,11 +357,13 @@ function applyEvents(
         break;
     }
   }
-  return state;
 }
 
-const run = (state: SessionState, command: SessionCommand, tally: Tally, superseding = false): SessionState =>
-  applyEvents(state, decide(command, state), tally, superseding);
+function run(state: SessionState, command: SessionCommand, tally: Tally, superseding = false): SessionState {
+  const next = runCommand(state, command);
+  count(state, next.events, tally, superseding);
+  return next.state;
+}
 
 /**
  * One replay step: append the message, decide(Compact auto), answer summary requests offline, and a digest

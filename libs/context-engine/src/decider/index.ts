@@ -5,6 +5,8 @@ import { initialSessionState, type SessionState } from './state';
 
 export { decide } from './decide';
 export { evolve } from './evolve';
+export { runCommand, type CommandResult } from './run-command';
+export { refusalText, NO_PROGRESS_TEXT, lastNoOpText } from './refusal';
 export { initialSessionState, effectiveTotal, rawTotal, configure, type SessionState } from './state';
 export { effectiveHistory, effectiveEntries, sessionStats, recount, type SessionStats } from './stats';
 
