@@ -12,10 +12,10 @@ import {
   effectiveTotal,
   estimateMessagesTokens,
   evolve,
-  findToolPairViolations,
+  floorPositions,
   initialSessionState,
-  isConversational,
-  isOriginal,
+  missingFloor,
+  pairViolations,
   rawTotal,
   runCommand,
   sessionStats,
@@ -420,40 +420,6 @@ export function startSession(session: TranscriptSession, options: ReplayOptions)
   });
 }
 
-/** Input positions the floor (invariant 3) must keep verbatim: last user, last assistant text reply, last N conversational. */
-export function floorPositions(messages: readonly ChatMessage[], conversationalFloor: number): number[] {
-  const out = new Set<number>();
-  let lastUser = -1;
-  let lastReply = -1;
-  let conv = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (lastUser < 0 && m.role === 'user') lastUser = i;
-    if (lastReply < 0 && m.role === 'assistant' && isConversational(m) && m.content.trim() !== '') lastReply = i;
-    if (conv < conversationalFloor && isConversational(m)) {
-      out.add(i);
-      conv++;
-    }
-    if (lastUser >= 0 && lastReply >= 0 && conv >= conversationalFloor) break;
-  }
-  if (lastUser >= 0) out.add(lastUser);
-  if (lastReply >= 0) out.add(lastReply);
-  return [...out].sort((a, b) => a - b);
-}
-
-const sameMessage = (a: ChatMessage, b: ChatMessage): boolean =>
-  a === b || JSON.stringify(toTranscriptMessage(a)) === JSON.stringify(toTranscriptMessage(b));
-
-/** Floor positions that are not verbatim (as an unedited original) in the state's effective history. */
-export function missingFloor(state: SessionState, positions: readonly number[]): number[] {
-  const verbatim = new Map<number, ChatMessage>();
-  for (const e of effectiveEntries(state)) if (isOriginal(e) && e.from === e.to) verbatim.set(e.from, e.message);
-  return positions.filter((p) => {
-    const m = verbatim.get(p);
-    return !m || !sameMessage(m, state.originals[p]!);
-  });
-}
-
 /** Leading system messages + floor messages + conversation framing: the least the effective history can be. */
 export function protectedMinimum(state: SessionState, floor: readonly number[]): number {
   const n = state.originals.length;
@@ -472,13 +438,6 @@ function diagnose(state: SessionState, protectedTokens: number): string {
     ? `cannot fit: the leading system messages and the verbatim floor alone take ${protectedTokens} tokens, over the ${budget}-token budget`
     : `the verbatim minimum (${protectedTokens} tokens) is under the ${budget}-token budget; the engine left ${effectiveTotal(state)} tokens (what it would not shrink further: the protected turns' tool pairs, truncation floors, markers)`;
 }
-
-/** A violation by its kind and tool call id (positions differ between the input and the effective history). */
-const violationKey = (v: ToolPairViolation): string =>
-  `${v.kind}\u0000${'toolCallId' in v ? (v.toolCallId ?? '') : ''}`;
-
-const pairViolations = (messages: readonly ChatMessage[]) =>
-  findToolPairViolations(messages, { allowPendingTail: true });
 
 const fitsNow = (state: SessionState): boolean =>
   !state.budget.unusableReason && effectiveTotal(state) <= state.budget.historyBudget;
@@ -598,11 +557,9 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
   }
   const stats = sessionStats(state);
   const effective = effectiveEntries(state).map((e) => e.message);
-  const inputViolations = pairViolations(session.messages);
-  const inputKeys = new Set(inputViolations.map(violationKey));
-  const shown = pairViolations(effective);
-  const violations = shown.filter((v) => !inputKeys.has(violationKey(v)));
-  const floor = floorPositions(session.messages, state.policy.tail.conversationalFloor);
+  // Invariants 2 and 3 by the engine's own checks (the state's originals are the session's messages).
+  const { input: inputViolations, shown, created: violations } = pairViolations(state, { allowPendingTail: true });
+  const floor = floorPositions(state.originals, state.policy.tail.conversationalFloor);
   const missing = missingFloor(state, floor);
   const protectedTokens = protectedMinimum(state, floor);
   const visibleBlocks = new Set(effectiveEntries(state).flatMap((e) => (e.blockId ? [e.blockId] : [])));
