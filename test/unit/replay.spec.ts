@@ -6,6 +6,7 @@ import {
   counterFor,
   estimateMessagesTokens,
   findToolPairViolations,
+  floorPositions,
   type ChatMessage,
 } from '@ctxledger/context-engine';
 import {
@@ -19,7 +20,6 @@ import {
 import { parseTranscripts } from '../../tools/replay/input';
 import {
   appendAndCompact,
-  floorPositions,
   inferProvider,
   newTally,
   replaySession,

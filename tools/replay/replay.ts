@@ -1,23 +1,23 @@
 /**
  * Replays transcripts through the engine's decider exactly as the compaction service drives it: each
- * message is appended (evolve MessageAppended), then `decide(Compact auto)` and every decided event is
- * evolved. A summary request is answered at once by the offline deterministic summarizer
- * (`decide(CompleteSummary)`): the engine has no LLM. Pure apart from the clock-free engine: same input,
+ * message is appended (evolve MessageAppended), then `runCommand(Compact auto)` decides and folds what it
+ * decided. A summary request is answered at once by the offline deterministic summarizer
+ * (`runCommand(CompleteSummary)`): the engine has no LLM. Pure apart from the clock-free engine: same input,
  * same report.
  */
 import {
   ENGINE_VERSION,
   counterFor,
-  decide,
   effectiveEntries,
   effectiveTotal,
   estimateMessagesTokens,
   evolve,
-  findToolPairViolations,
+  floorPositions,
   initialSessionState,
-  isConversational,
-  isOriginal,
+  missingFloor,
+  pairViolations,
   rawTotal,
+  runCommand,
   sessionStats,
   type ChatMessage,
   type SessionCommand,
@@ -319,15 +319,10 @@ interface Tally {
 /** Safety bound on summary round-trips per decision (a stale range is asked again at most a few times). */
 const MAX_SUMMARY_ROUNDS = 8;
 
-function applyEvents(
-  state: SessionState,
-  events: readonly SessionEvent[],
-  tally: Tally,
-  superseding = false,
-): SessionState {
-  const digestIds = new Set(state.pendingDigestSummary ? [state.pendingDigestSummary.requestId] : []);
+/** Counts what a command decided on `before` (the state it ran on). */
+function count(before: SessionState, events: readonly SessionEvent[], tally: Tally, superseding: boolean): void {
+  const digestIds = new Set(before.pendingDigestSummary ? [before.pendingDigestSummary.requestId] : []);
   for (const e of events) {
-    state = evolve(state, e);
     switch (e.type) {
       case 'CompactionCompleted':
         tally.compactions++;
@@ -362,11 +357,13 @@ function applyEvents(
         break;
     }
   }
-  return state;
 }
 
-const run = (state: SessionState, command: SessionCommand, tally: Tally, superseding = false): SessionState =>
-  applyEvents(state, decide(command, state), tally, superseding);
+function run(state: SessionState, command: SessionCommand, tally: Tally, superseding = false): SessionState {
+  const next = runCommand(state, command);
+  count(state, next.events, tally, superseding);
+  return next.state;
+}
 
 /**
  * One replay step: append the message, decide(Compact auto), answer summary requests offline, and a digest
@@ -423,40 +420,6 @@ export function startSession(session: TranscriptSession, options: ReplayOptions)
   });
 }
 
-/** Input positions the floor (invariant 3) must keep verbatim: last user, last assistant text reply, last N conversational. */
-export function floorPositions(messages: readonly ChatMessage[], conversationalFloor: number): number[] {
-  const out = new Set<number>();
-  let lastUser = -1;
-  let lastReply = -1;
-  let conv = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (lastUser < 0 && m.role === 'user') lastUser = i;
-    if (lastReply < 0 && m.role === 'assistant' && isConversational(m) && m.content.trim() !== '') lastReply = i;
-    if (conv < conversationalFloor && isConversational(m)) {
-      out.add(i);
-      conv++;
-    }
-    if (lastUser >= 0 && lastReply >= 0 && conv >= conversationalFloor) break;
-  }
-  if (lastUser >= 0) out.add(lastUser);
-  if (lastReply >= 0) out.add(lastReply);
-  return [...out].sort((a, b) => a - b);
-}
-
-const sameMessage = (a: ChatMessage, b: ChatMessage): boolean =>
-  a === b || JSON.stringify(toTranscriptMessage(a)) === JSON.stringify(toTranscriptMessage(b));
-
-/** Floor positions that are not verbatim (as an unedited original) in the state's effective history. */
-export function missingFloor(state: SessionState, positions: readonly number[]): number[] {
-  const verbatim = new Map<number, ChatMessage>();
-  for (const e of effectiveEntries(state)) if (isOriginal(e) && e.from === e.to) verbatim.set(e.from, e.message);
-  return positions.filter((p) => {
-    const m = verbatim.get(p);
-    return !m || !sameMessage(m, state.originals[p]!);
-  });
-}
-
 /** Leading system messages + floor messages + conversation framing: the least the effective history can be. */
 export function protectedMinimum(state: SessionState, floor: readonly number[]): number {
   const n = state.originals.length;
@@ -475,13 +438,6 @@ function diagnose(state: SessionState, protectedTokens: number): string {
     ? `cannot fit: the leading system messages and the verbatim floor alone take ${protectedTokens} tokens, over the ${budget}-token budget`
     : `the verbatim minimum (${protectedTokens} tokens) is under the ${budget}-token budget; the engine left ${effectiveTotal(state)} tokens (what it would not shrink further: the protected turns' tool pairs, truncation floors, markers)`;
 }
-
-/** A violation by its kind and tool call id (positions differ between the input and the effective history). */
-const violationKey = (v: ToolPairViolation): string =>
-  `${v.kind}\u0000${'toolCallId' in v ? (v.toolCallId ?? '') : ''}`;
-
-const pairViolations = (messages: readonly ChatMessage[]) =>
-  findToolPairViolations(messages, { allowPendingTail: true });
 
 const fitsNow = (state: SessionState): boolean =>
   !state.budget.unusableReason && effectiveTotal(state) <= state.budget.historyBudget;
@@ -601,11 +557,9 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
   }
   const stats = sessionStats(state);
   const effective = effectiveEntries(state).map((e) => e.message);
-  const inputViolations = pairViolations(session.messages);
-  const inputKeys = new Set(inputViolations.map(violationKey));
-  const shown = pairViolations(effective);
-  const violations = shown.filter((v) => !inputKeys.has(violationKey(v)));
-  const floor = floorPositions(session.messages, state.policy.tail.conversationalFloor);
+  // Invariants 2 and 3 by the engine's own checks (the state's originals are the session's messages).
+  const { input: inputViolations, shown, created: violations } = pairViolations(state, { allowPendingTail: true });
+  const floor = floorPositions(state.originals, state.policy.tail.conversationalFloor);
   const missing = missingFloor(state, floor);
   const protectedTokens = protectedMinimum(state, floor);
   const visibleBlocks = new Set(effectiveEntries(state).flatMap((e) => (e.blockId ? [e.blockId] : [])));

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import {
-  decide,
   effectiveTotal,
   evolve,
   initialSessionState,
   rawTotal,
+  runCommand,
   sessionStats,
   type SessionCommand,
   type SessionConfig,
@@ -190,12 +190,10 @@ export class CompactionService {
       command.type === 'Compact' ? command.data.trigger : command.type === 'SummarizeNote' ? 'pause' : 'summary';
     const stop = this.metrics.compactionDuration.startTimer({ trigger });
     try {
-      const decided = decide(command, session.state);
-      let next = session.state;
-      for (const e of decided) next = evolve(next, e);
-      session.state = next;
-      if (decided.length > 0) stop();
-      return decided;
+      const { state, events } = runCommand(session.state, command);
+      session.state = state;
+      if (events.length > 0) stop();
+      return events;
     } catch (error) {
       this.metrics.outcomes.inc({ trigger, outcome: 'error' });
       this.logger.error(

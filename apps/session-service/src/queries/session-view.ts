@@ -5,12 +5,13 @@ import {
   buildEffectiveEntries,
   computeBudget,
   configure,
-  decide,
   effectiveTotal,
   evolve,
   findToolPairViolations,
   foldEvents,
+  lastNoOpText,
   repairToolPairs,
+  runCommand,
   sessionStats,
   type ChatMessage,
   type CompactionBlock,
@@ -203,19 +204,10 @@ function compactOnRead(loaded: LoadedSession, budget: number, budgetOverride: nu
   const { config } = engineConfigOf(loaded.session);
   let state = engineState(loaded, { ...config, policy: { ...(config.policy ?? {}), summaries: 'off' } });
   if (budgetOverride !== undefined) state = { ...state, budget: overrideBudget(budgetOverride, state) };
-  const decided = decide({ type: 'Compact', data: { trigger: 'auto' } }, state);
-  const stages: Stage[] = [];
-  let refusal: string | undefined;
-  for (const event of decided) {
-    if (event.type === 'BlockCreated') {
-      state = evolve(state, event);
-      stages.push(event.data.block.stage);
-    } else if (event.type === 'CompactionRefused') {
-      refusal = `compaction refused (${event.data.reason}): ${event.data.detail}`;
-    } else if (event.type === 'CompactionSkipped' && event.data.reason === 'no-progress') {
-      refusal = 'no stage could shrink the history further (the protected messages alone exceed the budget)';
-    }
-  }
+  const run = runCommand(state, { type: 'Compact', data: { trigger: 'auto' } });
+  state = run.state;
+  const stages: Stage[] = run.events.flatMap((e) => (e.type === 'BlockCreated' ? [e.data.block.stage] : []));
+  const refusal = lastNoOpText(run.events);
   const tokens = effectiveTotal(state);
   const fits = tokens <= budget;
   const reason = fits ? undefined : (refusal ?? sessionStats(state).reason ?? 'the history is over the budget');

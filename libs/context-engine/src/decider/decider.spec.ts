@@ -1,4 +1,4 @@
-import type { SessionEvent } from '../model/events';
+import type { CompactionTrigger, SessionEvent } from '../model/events';
 import type { ChatMessage } from '../model/message';
 import {
   append,
@@ -15,18 +15,16 @@ import {
   toolCall,
   user,
 } from '../testing/fixtures';
+import { appended, compactCommand, given, history } from '../testing/decider-specification';
 import { auditToolPairs } from '../turns';
-import {
-  decide,
-  effectiveHistory,
-  effectiveTotal,
-  evolve,
-  foldEvents,
-  initialSessionState,
-  recount,
-  sessionStats,
-} from '.';
+import { effectiveHistory, effectiveTotal, evolve, foldEvents, initialSessionState, recount, sessionStats } from '.';
 import { overflowUnderestimate } from './decide';
+
+/** A refusal for `reason` (its detail names the figures). */
+const refusal = (trigger: CompactionTrigger, reason: string) => ({
+  type: 'CompactionRefused',
+  data: { trigger, reason, detail: expect.any(String) as string },
+});
 
 const ofType = <T extends SessionEvent['type']>(events: readonly SessionEvent[], type: T) =>
   events.filter((e): e is Extract<SessionEvent, { type: T }> => e.type === type);
@@ -79,72 +77,67 @@ describe('decider: no-op and trivial sessions (SCENARIOS #1, #2)', () => {
   });
 
   it('handles the empty and the one-message session', () => {
-    const empty = startSession('s2', { contextWindow: 10_000, maxOutputTokens: 0 });
-    expect(compact(empty)).toEqual([]);
-    expect(effectiveHistory(empty.state)).toEqual([]);
-    expect(sessionStats(empty.state)).toMatchObject({ fits: true, rawTokens: 0, effectiveTokens: 0 });
-    append(empty, user('Hello'));
-    expect(compact(empty)).toEqual([]);
-    expect(effectiveHistory(empty.state)).toEqual([user('Hello')]);
+    const config = { contextWindow: 10_000, maxOutputTokens: 0 };
+    const empty = given(history(config)).when(compactCommand()).thenNothingHappened().state;
+    expect(effectiveHistory(empty)).toEqual([]);
+    expect(sessionStats(empty)).toMatchObject({ fits: true, rawTokens: 0, effectiveTokens: 0 });
+    const hello = given(history(config, [user('Hello')]))
+      .when(compactCommand())
+      .thenNothingHappened().state;
+    expect(effectiveHistory(hello)).toEqual([user('Hello')]);
   });
 });
 
 describe('decider: budget refusals and the no-loop guard (SCENARIOS #4, #24)', () => {
   it('fails fast when the fixed overhead leaves no history budget', () => {
-    const r = startSession('s3', { contextWindow: 128_000, maxOutputTokens: 100, systemPromptTokens: 1_000_000 });
-    append(r, user('hi'));
-    const [refused] = compact(r, 'manual');
-    expect(refused).toMatchObject({ type: 'CompactionRefused', data: { reason: 'budget-unusable' } });
-    expect(sessionStats(r.state)).toMatchObject({ fits: false, historyBudget: 0 });
-    expect(sessionStats(r.state).reason).toMatch(/fixed overhead/);
+    const { state } = given(
+      history({ contextWindow: 128_000, maxOutputTokens: 100, systemPromptTokens: 1_000_000 }, [user('hi')]),
+    )
+      .when(compactCommand('manual'))
+      .then([refusal('manual', 'budget-unusable')]);
+    expect(sessionStats(state)).toMatchObject({ fits: false, historyBudget: 0 });
+    expect(sessionStats(state).reason).toMatch(/fixed overhead/);
   });
 
   it('refuses when system + tools alone reach the threshold instead of compacting again and again', () => {
-    const r = startSession('s4', {
-      contextWindow: 40_000,
-      maxOutputTokens: 0,
-      systemPromptTokens: 30_000,
-      toolDefinitionTokens: 3_564,
-    });
-    for (const m of agentSession(3)) append(r, m);
-    expect(compact(r)).toEqual([
-      expect.objectContaining({
-        type: 'CompactionRefused',
-        data: expect.objectContaining({ reason: 'fixed-overhead-over-threshold' }),
-      }),
-    ]);
+    const session = history(
+      { contextWindow: 40_000, maxOutputTokens: 0, systemPromptTokens: 30_000, toolDefinitionTokens: 3_564 },
+      agentSession(3),
+    );
+    const { events: refused } = given(session)
+      .when(compactCommand())
+      .then([refusal('auto', 'fixed-overhead-over-threshold')]);
     // Said once: later automatic checks record nothing, a manual request hears it again.
-    for (let i = 0; i < 5; i++) expect(compact(r)).toEqual([]);
-    expect(compact(r, 'manual')[0]).toMatchObject({
-      type: 'CompactionRefused',
-      data: { reason: 'fixed-overhead-over-threshold' },
-    });
-    expect(r.state.blocks.size).toBe(0);
-    expect(sessionStats(r.state).reason ?? '').toBe('');
+    const said = given([...session, ...refused]);
+    for (let i = 0; i < 5; i++) said.when(compactCommand()).thenNothingHappened();
+    const { state } = said.when(compactCommand('manual')).then([refusal('manual', 'fixed-overhead-over-threshold')]);
+    expect(state.blocks.size).toBe(0);
+    expect(sessionStats(state).reason ?? '').toBe('');
   });
 
   it('two consecutive no-op compactions block further automatic ones until the session grows', () => {
-    const r = startSession('s5', {
-      contextWindow: 2000,
-      maxOutputTokens: 0,
-      policy: { guard: { retryAfterGrowthRatio: 0.5 } },
-    });
-    append(r, user(text(8000))); // one verbatim user message over the threshold: nothing can be done
-    expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
-    expect(ofType(compact(r), 'CompactionSkipped')[0]?.data.reason).toBe('no-progress');
-    expect(compact(r)).toEqual([
-      expect.objectContaining({
-        type: 'CompactionRefused',
-        data: expect.objectContaining({ reason: 'no-progress-guard' }),
-      }),
-    ]);
-    append(r, assistant('ok')); // small growth: still refused (and not repeated)
-    expect(compact(r)).toEqual([]);
-    expect(r.events.filter((e) => e.type === 'CompactionSkipped' || e.type === 'CompactionRefused')).toHaveLength(3);
-    append(r, user('next question')); // a new turn re-arms the guard
-    expect(compact(r)[0]?.type).toBe('CompactionSkipped');
+    // One verbatim user message over the threshold: nothing can be done.
+    const session = history(
+      { contextWindow: 2000, maxOutputTokens: 0, policy: { guard: { retryAfterGrowthRatio: 0.5 } } },
+      [user(text(8000))],
+    );
+    const noProgress: SessionEvent = { type: 'CompactionSkipped', data: { trigger: 'auto', reason: 'no-progress' } };
+    given(session).when(compactCommand()).then([noProgress]);
+    given([...session, noProgress])
+      .when(compactCommand())
+      .then([noProgress]);
+    const { events: refused } = given([...session, noProgress, noProgress])
+      .when(compactCommand())
+      .then([refusal('auto', 'no-progress-guard')]);
+    // Small growth: still refused (and not repeated).
+    const grown = [...session, noProgress, noProgress, ...refused, ...appended([assistant('ok')], 1)];
+    given(grown).when(compactCommand()).thenNothingHappened();
+    // A new turn re-arms the guard.
+    const { state } = given([...grown, ...appended([user('next question')], 2)])
+      .when(compactCommand())
+      .then([noProgress]);
     // Over the threshold but inside the budget: it still fits.
-    expect(sessionStats(r.state).fits).toBe(true);
+    expect(sessionStats(state).fits).toBe(true);
   });
 
   it('refuses after 3 compactions in a row that leave the history over the threshold; a dip does not reset it', () => {
@@ -300,9 +293,9 @@ describe('decider: summaries (stage 5) and the offline fallback', () => {
     expect(view[1]!.role).toBe('user');
     expect(sessionStats(r.state).summaryPending).toBe(false);
     // A duplicate answer changes nothing.
-    expect(command(r, { type: 'CompleteSummary', data: { requestId: request!.requestId, summary: 'again' } })).toEqual(
-      [],
-    );
+    given(r.events, 's7')
+      .when({ type: 'CompleteSummary', data: { requestId: request!.requestId, summary: 'again' } })
+      .thenNothingHappened();
   });
 
   it('a second summary absorbs the first; reverting restores exactly (SCENARIOS #21)', () => {
@@ -589,7 +582,9 @@ describe('decider: determinism, idempotence, incremental totals', () => {
   it('rejects a gap in positions and a block from another session', () => {
     const s = initialSessionState('x');
     expect(() => evolve(s, { type: 'MessageAppended', data: { position: 3, message: user('late') } })).toThrow(/skips/);
-    expect(decide({ type: 'FailSummary', data: { requestId: 'nope', reason: 'x' } }, s)).toEqual([]);
+    given([], 'x')
+      .when({ type: 'FailSummary', data: { requestId: 'nope', reason: 'x' } })
+      .thenNothingHappened();
   });
 });
 

@@ -1,7 +1,7 @@
 import type { CompactionBlock, PositionRange } from '../model/block';
 import type { SessionEvent } from '../model/events';
 import { applyNewBlockToView, assertLaminar, buildEffectiveEntries } from '../overlay';
-import { refusalText } from './refusal';
+import { NO_PROGRESS_TEXT, refusalText } from './refusal';
 import { configure, type SessionState } from './state';
 
 const rebuild = (
@@ -126,8 +126,7 @@ export function evolve(state: SessionState, event: SessionEvent): SessionState {
       return event.data.reason === 'no-progress'
         ? {
             ...state,
-            lastNoOpReason:
-              'no stage could shrink the history further (the protected messages alone exceed the budget)',
+            lastNoOpReason: NO_PROGRESS_TEXT,
             guard: { ...state.guard, noOpStreak: state.guard.noOpStreak + 1, lastAttemptRaw: state.rawTokens },
           }
         : state;

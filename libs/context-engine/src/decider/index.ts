@@ -5,6 +5,21 @@ import { initialSessionState, type SessionState } from './state';
 
 export { decide, pendingDigestAnswerable } from './decide';
 export { evolve } from './evolve';
+export { runCommand, type CommandResult } from './run-command';
+export { refusalText, NO_PROGRESS_TEXT, lastNoOpText } from './refusal';
+export {
+  checkInvariants,
+  budgetViolations,
+  turnViolations,
+  pairViolations,
+  floorViolations,
+  floorPositions,
+  missingFloor,
+  stepViolations,
+  type InvariantViolation,
+  type PairViolations,
+  type StepStart,
+} from './invariants';
 export { initialSessionState, effectiveTotal, rawTotal, configure, type SessionState } from './state';
 export { effectiveHistory, effectiveEntries, sessionStats, recount, type SessionStats } from './stats';
 

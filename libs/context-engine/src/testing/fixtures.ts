@@ -1,5 +1,5 @@
 /** Test helpers (not exported from the package): message builders and a replay loop over the decider. */
-import { decide, evolve, initialSessionState, type SessionState } from '../decider';
+import { evolve, initialSessionState, runCommand, type SessionState } from '../decider';
 import type { SessionCommand, SessionConfig, SessionEvent } from '../model/events';
 import type { ChatMessage, ToolCall } from '../model/message';
 
@@ -80,8 +80,12 @@ export function append(r: Replay, message: ChatMessage): void {
   apply(r, [{ type: 'MessageAppended', data: { position: r.state.originals.length, message } }]);
 }
 
+/** Run a command on the replay's state (the engine's `runCommand`) and record what it decided. */
 export function command(r: Replay, c: SessionCommand): SessionEvent[] {
-  return apply(r, decide(c, r.state));
+  const { state, events } = runCommand(r.state, c);
+  r.state = state;
+  r.events.push(...events);
+  return events;
 }
 
 export const compact = (r: Replay, trigger: 'auto' | 'manual' | 'overflow' = 'auto') =>
