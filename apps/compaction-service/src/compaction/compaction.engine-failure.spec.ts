@@ -5,6 +5,7 @@ import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import { CompactionMetrics } from './compaction.metrics';
 import { CompactionService } from './compaction.service';
 import type { EventPublisher, Outgoing } from './event-publisher';
+import { SessionPauses } from './session-pauses';
 import type { SummaryTimeouts } from './summary-timeouts';
 
 // The engine's runner, wrapped so that one call can fail as a fold that throws would.
@@ -23,6 +24,7 @@ function serviceUnderTest() {
     publisher,
     timeouts as unknown as SummaryTimeouts,
     new CompactionMetrics(registry),
+    new SessionPauses({ get: <T>() => 0 as T }),
   );
   const errors = async () =>
     (await registry.getSingleMetric('ctxledger_compactions_total')!.get()).values
