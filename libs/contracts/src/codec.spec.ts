@@ -1,8 +1,8 @@
 import type { CompactionBlock } from '@ctxledger/context-engine/model/block';
 import type { ChatMessage } from '@ctxledger/context-engine/model/message';
 import { createEvent, decodeEvent, encodeEvent, type RecordCoordinates } from './codec';
-import type { BlockDto } from './events/block-events';
-import type { MessageDto } from './events/message.dto';
+import type { Block } from './events/block-events';
+import type { Message } from './events/message';
 import { LIMITS } from './limits';
 import { ContractViolationError } from './validation';
 
@@ -180,6 +180,6 @@ describe('encodeEvent', () => {
   });
 });
 
-// Compile-time: the wire classes stay assignable to the engine's types (typecheck fails if they drift).
-export const blockIsEngineBlock = (b: BlockDto): CompactionBlock => b;
-export const messageIsEngineMessage = (m: MessageDto): ChatMessage => m;
+// Compile-time: the wire types stay assignable to the engine's types (typecheck fails if they drift).
+export const blockIsEngineBlock = (b: Block): CompactionBlock => b;
+export const messageIsEngineMessage = (m: Message): ChatMessage => m;
