@@ -64,7 +64,7 @@ export interface EventEnvelope<T extends EventType = EventType> {
 
 /** A discriminated union over `type`: narrowing on it types `data`. */
 export type AnyEvent = { [T in EventType]: EventEnvelope<T> }[EventType];
-/** The events of one stream: what a consumer of its topic handles (`switch` over it ends in `unhandledEvent`). */
+/** The events of one stream: what a consumer of its topic handles (a `switch` over them ends in `unhandledEvent`). */
 export type EventOf<S extends StreamName> = Extract<AnyEvent, { type: EventTypeOf<S> }>;
 
 /** Narrows an event to those of a stream (the transport already refused a record of another stream's type). */
@@ -74,10 +74,12 @@ export function isEventOf<S extends StreamName>(event: AnyEvent, stream: S): eve
 
 /**
  * The end of an exhaustive `switch` over event types: it compiles only when every type has its case, so adding an
- * event type makes the compiler point at each handler that must decide what to do with it.
+ * event type makes the compiler point at each handler that must decide what to do with it. Pass the event (narrowed
+ * to `never` when its union is exhausted), or its type when the stream has a single one.
  */
 export function unhandledEvent(event: never): never {
-  throw new Error(`unhandled event type ${(event as { type?: unknown }).type}`);
+  const type = typeof event === 'object' && event !== null ? (event as { type: unknown }).type : event;
+  throw new Error(`unhandled event type ${String(type)}`);
 }
 
 export const DEFAULT_TENANT = 'default';

@@ -15,12 +15,14 @@ import {
 } from '@ctxledger/context-engine';
 import {
   foreignTenantReason,
+  isEventOf,
   MessageSequencer,
   mergeSessionConfig,
   refusedConfigReason,
   sessionConfigViolations,
   toChatMessage,
   toEngineConfig,
+  unhandledEvent,
   type AnyEvent,
   type SessionConfiguredData,
 } from '@ctxledger/contracts';
@@ -120,6 +122,8 @@ export class CompactionService {
   }
 
   private apply(session: SessionRuntime, event: AnyEvent): SessionEvent[] {
+    // Only the session stream reaches this consumer (the transport refuses a type of another stream on its topic).
+    if (!isEventOf(event, 'sessionEvents')) return [];
     switch (event.type) {
       case 'session.configured': {
         const wireConfig = mergeSessionConfig(session.wireConfig, event.data);
@@ -172,7 +176,7 @@ export class CompactionService {
         return [reverted];
       }
       default:
-        return []; // events of other streams never reach this consumer
+        return unhandledEvent(event); // compiles only while every session-stream type has its case above
     }
   }
 
