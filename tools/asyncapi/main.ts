@@ -5,7 +5,7 @@
  *   npm run asyncapi -- --check # exit 1 when the committed file is not what the schemas generate
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { ASYNCAPI_FILE, renderAsyncApi } from '../../libs/contracts/src/asyncapi/render';
+import { ASYNCAPI_FILE, renderAsyncApi } from './render';
 
 const generated = renderAsyncApi();
 if (process.argv.includes('--check')) {

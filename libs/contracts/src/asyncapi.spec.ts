@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { acceptCorrelationId, CORRELATION_HEADER, MAX_CORRELATION_ID_LENGTH } from '@ctxledger/observability';
-import { ASYNCAPI_FILE, renderAsyncApi } from './asyncapi/render';
+import { ASYNCAPI_FILE, renderAsyncApi } from '../../../tools/asyncapi/render';
 import { decodeEvent } from './codec';
 import { EVENT_TYPES, type EventType, type StreamName } from './envelope';
 
