@@ -60,6 +60,34 @@ describe('decodeEvent', () => {
     expect(tool.ok).toBe(true);
   });
 
+  it('takes an optional field given as null for one left out, and refuses a required one given as null', () => {
+    const result = decode({
+      type: 'message.appended',
+      sessionId: 's-1',
+      tenant: null,
+      eventId: null,
+      data: {
+        role: 'user',
+        content: 'hi',
+        clientMessageId: null,
+        toolCalls: null,
+        images: [{ bytes: 1, mediaType: null }],
+      },
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      event: { tenant: 'default', eventId: 'ctxledger.session-events/3/42', data: { role: 'user', content: 'hi' } },
+    });
+    expect(result.ok && result.event.data).toEqual({ role: 'user', content: 'hi', images: [{ bytes: 1 }] });
+    expect(decode({ type: 'message.appended', sessionId: 's-1', data: { role: 'user', content: null } })).toEqual({
+      ok: false,
+      reason: 'data.content: must be a string',
+    });
+    expect(
+      decode({ type: 'message.appended', sessionId: 's-1', data: { role: 'tool', content: 'x', toolCallId: null } }),
+    ).toEqual({ ok: false, reason: 'data.toolCallId: is required on tool messages' });
+  });
+
   it.each([
     ['not JSON', 'this is not json', /not JSON/],
     ['a JSON array', '[1,2]', /must be a JSON object/],

@@ -6,7 +6,8 @@ import { isISO8601 } from 'class-validator';
  * The validators of Kafka records, compiled from the event schemas with ajv: each schema once per process, on first
  * use. Two modes:
  * - `decode` drops the properties a schema does not list (newer producers may add fields; consumers see only what
- *   the contract names), in place, on a value the decoder owns;
+ *   the contract names) and optional properties that are `null` (a producer's way of leaving them out), in place, on
+ *   a value the decoder owns;
  * - `check` leaves the value as it is (producers' events are checked, then sent unchanged).
  * Every violation comes back as `path: reason` (`data.toolCalls.0.id: must be a string`), in the words the
  * class-validator checks used before them, so dead-letter reasons and HTTP 400 bodies read alike.
@@ -23,6 +24,20 @@ function createAjv(mode: ValidationMode): Ajv {
   });
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'object' });
+  if (mode === 'decode') {
+    ajv.addKeyword({
+      keyword: 'nullMeansAbsent',
+      type: 'object',
+      schemaType: 'array',
+      modifying: true,
+      errors: false,
+      before: 'properties',
+      validate: (optional: readonly string[], data: Record<string, unknown>) => {
+        for (const p of optional) if (data[p] === null) delete data[p];
+        return true;
+      },
+    });
+  }
   ajv.addKeyword({
     keyword: 'onlyOnRole',
     schemaType: 'string',
@@ -55,11 +70,33 @@ export function isDateTime(text: string): boolean {
   return isISO8601(text, { strict: true });
 }
 
+/** A copy of the schema whose objects name their optional properties for `nullMeansAbsent`. */
+function withNullMeansAbsent(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withNullMeansAbsent);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    out[key] =
+      key === 'properties'
+        ? mapValues(value as Record<string, unknown>, withNullMeansAbsent)
+        : withNullMeansAbsent(value);
+  }
+  const properties = (schema as { properties?: Record<string, unknown> }).properties;
+  if (properties) {
+    const required = new Set((schema as { required?: string[] }).required ?? []);
+    const optional = Object.keys(properties).filter((p) => !required.has(p));
+    if (optional.length > 0) out.nullMeansAbsent = optional;
+  }
+  return out;
+}
+const mapValues = (o: Record<string, unknown>, f: (v: unknown) => unknown) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
+
 function missingOnRole(rule: Record<string, readonly string[]>, data: unknown): string[] {
   if (typeof data !== 'object' || data === null) return [];
   const role = (data as { role?: unknown }).role;
   if (typeof role !== 'string' || !Object.hasOwn(rule, role)) return [];
-  return rule[role]!.filter((p) => (data as Record<string, unknown>)[p] === undefined);
+  return rule[role]!.filter((p) => (data as Record<string, unknown>)[p] == null);
 }
 
 const instances: Partial<Record<ValidationMode, Ajv>> = {};
@@ -73,7 +110,7 @@ export function validatorFor(schema: TSchema, mode: ValidationMode): ValidateFun
   let validate = compiled[mode].get(schema);
   if (!validate) {
     const ajv = (instances[mode] ??= createAjv(mode));
-    validate = ajv.compile(schema as SchemaObject);
+    validate = ajv.compile((mode === 'decode' ? withNullMeansAbsent(schema) : schema) as SchemaObject);
     compiled[mode].set(schema, validate);
   }
   return validate;
