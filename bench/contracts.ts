@@ -5,28 +5,28 @@
  *
  * What checking one Kafka record against its contract costs, per record, for the `message.appended` events of a
  * synthetic agent session (bench/synthetic.ts: user asks, tool calls, tool results of mixed size): every consumer
- * decodes each record it reads (`decodeEvent`: JSON, envelope, data), every producer checks each event it sends
- * (`encodeEvent`). Side by side in one run, interleaved, median over the repetitions: bare `JSON.parse` of the same
- * records (the floor), the whole `decodeEvent` and its steps (besides JSON.parse), and `encodeEvent`.
+ * decodes each record it reads (`decodeEvent`: limits, JSON, envelope, data — the compiled schema validators of
+ * libs/contracts/src/schema/validator.ts), every producer checks each event it sends (`encodeEvent`). Side by side
+ * in one run, interleaved, median over the repetitions: bare `JSON.parse` of the same records (the floor), the
+ * whole `decodeEvent` and its steps (besides JSON.parse), and `encodeEvent`.
  *
  * Prints a table and writes bench/results/contracts.json.
  */
-import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import Table from 'cli-table3';
-import { instanceToPlain, plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
 import { Command, InvalidArgumentError } from 'commander';
 import {
   createEvent,
   decodeEvent,
   encodeEvent,
-  EnvelopeDto,
+  Envelope,
   EVENT_TYPES,
+  firstInvalidUtf8Byte,
   jsonNestsDeeperThan,
   LIMITS,
+  validatorFor,
   type AnyEvent,
 } from '@ctxledger/contracts';
 import { syntheticSession } from './synthetic';
@@ -48,10 +48,10 @@ const events = syntheticSession(options.messages, 1).map(
 );
 const values = events.map((e) => Buffer.from(encodeEvent(e)));
 const parsed = values.map((v) => JSON.parse(v.toString()) as { data: object });
-const dataClass = EVENT_TYPES['message.appended'].data;
-const instances = parsed.map((p) => plainToInstance(dataClass, p.data));
+const dataSchema = EVENT_TYPES['message.appended'].data;
 const record = (i: number) => ({ topic: 'bench', partition: 0, offset: String(i), key: 'bench-session' });
-const CHECK = { whitelist: true, forbidUnknownValues: true };
+const envelopeValidator = validatorFor(Envelope, 'decode');
+const dataValidator = validatorFor(dataSchema, 'decode');
 
 /** Each step over every record once; what it returns is kept so that nothing is optimized away. */
 const steps: Record<string, () => unknown> = {
@@ -63,11 +63,9 @@ const steps: Record<string, () => unknown> = {
       return decoded;
     }),
   '  depth check of the raw JSON': () => values.map((v) => jsonNestsDeeperThan(v, LIMITS.maxJsonDepth)),
-  '  envelope: plainToInstance + validateSync': () =>
-    parsed.map((p) => validateSync(plainToInstance(EnvelopeDto, p), CHECK)),
-  '  data: plainToInstance': () => parsed.map((p) => plainToInstance(dataClass, p.data)),
-  '  data: validateSync': () => instances.map((d) => validateSync(d, CHECK)),
-  '  data: instanceToPlain': () => instances.map((d) => instanceToPlain(d)),
+  '  UTF-8 check of the raw bytes': () => values.map((v) => firstInvalidUtf8Byte(v)),
+  '  envelope: compiled schema validator': () => parsed.map((p) => envelopeValidator(p)),
+  '  data: compiled schema validator': () => parsed.map((p) => dataValidator(p.data)),
   encodeEvent: () => events.map((e) => encodeEvent(e)),
 };
 

@@ -1,8 +1,8 @@
 import type { CompactionBlock } from '@ctxledger/context-engine/model/block';
 import type { ChatMessage } from '@ctxledger/context-engine/model/message';
 import { createEvent, decodeEvent, encodeEvent, type RecordCoordinates } from './codec';
-import type { BlockDto } from './events/block-events';
-import type { MessageDto } from './events/message.dto';
+import type { Block } from './events/block-events';
+import type { Message } from './events/message';
 import { LIMITS } from './limits';
 import { ContractViolationError } from './validation';
 
@@ -58,6 +58,34 @@ describe('decodeEvent', () => {
       data: { role: 'tool', content: 'file text', toolCallId: 'c1', toolName: 'read', isError: false },
     });
     expect(tool.ok).toBe(true);
+  });
+
+  it('takes an optional field given as null for one left out, and refuses a required one given as null', () => {
+    const result = decode({
+      type: 'message.appended',
+      sessionId: 's-1',
+      tenant: null,
+      eventId: null,
+      data: {
+        role: 'user',
+        content: 'hi',
+        clientMessageId: null,
+        toolCalls: null,
+        images: [{ bytes: 1, mediaType: null }],
+      },
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      event: { tenant: 'default', eventId: 'ctxledger.session-events/3/42', data: { role: 'user', content: 'hi' } },
+    });
+    expect(result.ok && result.event.data).toEqual({ role: 'user', content: 'hi', images: [{ bytes: 1 }] });
+    expect(decode({ type: 'message.appended', sessionId: 's-1', data: { role: 'user', content: null } })).toEqual({
+      ok: false,
+      reason: 'data.content: must be a string',
+    });
+    expect(
+      decode({ type: 'message.appended', sessionId: 's-1', data: { role: 'tool', content: 'x', toolCallId: null } }),
+    ).toEqual({ ok: false, reason: 'data.toolCallId: is required on tool messages' });
   });
 
   it.each([
@@ -180,6 +208,6 @@ describe('encodeEvent', () => {
   });
 });
 
-// Compile-time: the wire classes stay assignable to the engine's types (typecheck fails if they drift).
-export const blockIsEngineBlock = (b: BlockDto): CompactionBlock => b;
-export const messageIsEngineMessage = (m: MessageDto): ChatMessage => m;
+// Compile-time: the wire types stay assignable to the engine's types (typecheck fails if they drift).
+export const blockIsEngineBlock = (b: Block): CompactionBlock => b;
+export const messageIsEngineMessage = (m: Message): ChatMessage => m;

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { instanceToPlain } from 'class-transformer';
 import {
   DEFAULT_TENANT,
-  EnvelopeDto,
+  Envelope,
   EVENT_TYPES,
   SCHEMA_VERSION,
   type AnyEvent,
@@ -10,11 +9,13 @@ import {
   type EventEnvelope,
   type EventType,
   type StreamName,
+  type WireEnvelope,
 } from './envelope';
 import { jsonNestsDeeperThan } from './json-depth';
 import { firstInvalidUtf8Byte } from './utf8';
 import { LIMITS } from './limits';
-import { ContractViolationError, validateAs } from './validation';
+import { violationsOf } from './schema/validator';
+import { ContractViolationError } from './validation';
 
 /** Where a record came from; used for defaults (event id, time) and for the checks on its key. */
 export interface RecordCoordinates {
@@ -70,9 +71,10 @@ function decodeParsed(parsed: unknown, record: RecordCoordinates, stream: Stream
     return fail('the value must be a JSON object (the event envelope)');
   }
 
-  const envelope = validateAs(EnvelopeDto, parsed, '');
-  if (envelope.violations.length > 0) return fail(envelope.violations.join('; '));
-  const env = envelope.value;
+  // The envelope first (its type says which data schema applies), then where the record is, then its data.
+  const envelopeViolations = violationsOf(Envelope, parsed, '', 'decode');
+  if (envelopeViolations.length > 0) return fail(envelopeViolations.join('; '));
+  const env = parsed as WireEnvelope;
   const spec = EVENT_TYPES[env.type as EventType];
   if (spec.stream !== stream) {
     return fail(`type ${env.type} does not belong on ${record.topic} (it travels on the ${spec.stream} stream)`);
@@ -84,8 +86,9 @@ function decodeParsed(parsed: unknown, record: RecordCoordinates, stream: Stream
     return fail('the record has no key: the sessionId must be the record key so a session stays on one partition');
   }
 
-  const data = validateAs(spec.data as new () => object, env.data, 'data');
-  if (data.violations.length > 0) return fail(data.violations.join('; '));
+  // Checked in place: the parsed value is ours, and loses the properties its schema does not list.
+  const dataViolations = violationsOf(spec.data, env.data, 'data', 'decode');
+  if (dataViolations.length > 0) return fail(dataViolations.join('; '));
 
   const event = {
     type: env.type,
@@ -96,17 +99,17 @@ function decodeParsed(parsed: unknown, record: RecordCoordinates, stream: Stream
     time: env.time ?? new Date(Number(record.timestamp ?? 0)).toISOString(),
     ...(env.causationId !== undefined && { causationId: env.causationId }),
     ...(env.correlationId !== undefined && { correlationId: env.correlationId }),
-    data: instanceToPlain(data.value),
+    data: env.data,
   } as AnyEvent;
   return { ok: true, event };
 }
 
 /** Validates an event against its contract and encodes it for Kafka; throws ContractViolationError. */
 export function encodeEvent(event: AnyEvent): string {
-  const envelope = validateAs(EnvelopeDto, event, '');
-  const spec = EVENT_TYPES[event.type];
-  const data = spec ? validateAs(spec.data as new () => object, event.data, 'data') : { violations: [] };
-  const violations = [...envelope.violations, ...data.violations];
+  // Checked, not changed: the event is the producer's, and is sent as it is.
+  const violations = violationsOf(Envelope, event, '', 'check');
+  const spec = EVENT_TYPES[event.type] as (typeof EVENT_TYPES)[EventType] | undefined;
+  if (spec) violations.push(...violationsOf(spec.data, event.data, 'data', 'check'));
   if (event.schemaVersion !== SCHEMA_VERSION) violations.push(`schemaVersion: must be ${SCHEMA_VERSION}`);
   if (!event.eventId) violations.push('eventId: must be set by producers we write');
   if (violations.length > 0) throw new ContractViolationError(violations);

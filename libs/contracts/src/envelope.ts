@@ -1,4 +1,4 @@
-import { Equals, IsIn, IsISO8601, IsObject, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { BlockCreatedData, BlockRevertedData } from './events/block-events';
 import { EventDeadLetteredData } from './events/dead-letter';
 import {
@@ -8,12 +8,18 @@ import {
   SessionConfiguredData,
 } from './events/session-events';
 import { SummaryCompletedData, SummaryFailedData, SummaryRequestedData } from './events/summary-events';
-import { ID_PATTERN, LIMITS } from './limits';
+import { LIMITS } from './limits';
+import { AnyObject, IdWith } from './schema/builders';
 import type { TopicNames } from './topics';
 
 export const SCHEMA_VERSION = 1 as const;
+export type StreamName = keyof TopicNames;
 
-/** Every event type, the stream (topic) it travels on, and the class its `data` must satisfy. */
+/**
+ * The registry: every event type, the stream (topic) it travels on, and the schema of its `data`. Everything else
+ * comes from here — the TypeScript types below, the validators of the Kafka codec, the consumers' `@EventPattern`
+ * lists (eventTypesOf) and the AsyncAPI document (asyncapi/document.ts). A new event type is one entry here.
+ */
 export const EVENT_TYPES = {
   'session.configured': { stream: 'sessionEvents', data: SessionConfiguredData },
   'message.appended': { stream: 'sessionEvents', data: MessageAppendedData },
@@ -25,11 +31,21 @@ export const EVENT_TYPES = {
   'summary.completed': { stream: 'sessionEvents', data: SummaryCompletedData },
   'summary.failed': { stream: 'sessionEvents', data: SummaryFailedData },
   'event.dead-lettered': { stream: 'deadLetter', data: EventDeadLetteredData },
-} as const;
+} as const satisfies Record<string, { readonly stream: StreamName; readonly data: TSchema }>;
 
 export type EventType = keyof typeof EVENT_TYPES;
-export type StreamName = keyof TopicNames;
-export type EventDataOf<T extends EventType> = InstanceType<(typeof EVENT_TYPES)[T]['data']>;
+export type EventDataOf<T extends EventType> = Static<(typeof EVENT_TYPES)[T]['data']>;
+/** The event types that travel on a stream. */
+export type EventTypeOf<S extends StreamName> = {
+  [T in EventType]: (typeof EVENT_TYPES)[T]['stream'] extends S ? T : never;
+}[EventType];
+
+export const ALL_EVENT_TYPES = Object.keys(EVENT_TYPES) as EventType[];
+
+/** The event types of a stream, in registry order: what a consumer of the whole stream subscribes to. */
+export function eventTypesOf<S extends StreamName>(stream: S): EventTypeOf<S>[] {
+  return ALL_EVENT_TYPES.filter((t) => EVENT_TYPES[t].stream === stream) as EventTypeOf<S>[];
+}
 
 /** The one envelope of every event on every topic. The Kafka record key is the session id. */
 export interface EventEnvelope<T extends EventType = EventType> {
@@ -48,48 +64,58 @@ export interface EventEnvelope<T extends EventType = EventType> {
 
 /** A discriminated union over `type`: narrowing on it types `data`. */
 export type AnyEvent = { [T in EventType]: EventEnvelope<T> }[EventType];
+/** The events of one stream: what a consumer of its topic handles (a `switch` over them ends in `unhandledEvent`). */
+export type EventOf<S extends StreamName> = Extract<AnyEvent, { type: EventTypeOf<S> }>;
+
+/** Narrows an event to those of a stream (the transport already refused a record of another stream's type). */
+export function isEventOf<S extends StreamName>(event: AnyEvent, stream: S): event is EventOf<S> {
+  return EVENT_TYPES[event.type].stream === stream;
+}
+
+/**
+ * The end of an exhaustive `switch` over event types: it compiles only when every type has its case, so adding an
+ * event type makes the compiler point at each handler that must decide what to do with it. Pass the event (narrowed
+ * to `never` when its union is exhausted), or its type when the stream has a single one.
+ */
+export function unhandledEvent(event: never): never {
+  const type = typeof event === 'object' && event !== null ? (event as { type: unknown }).type : event;
+  throw new Error(`unhandled event type ${String(type)}`);
+}
 
 export const DEFAULT_TENANT = 'default';
 
 /** The envelope as it may arrive on the wire: only type, sessionId and data are required. */
-export class EnvelopeDto {
-  @IsIn(Object.keys(EVENT_TYPES), { message: `must be one of: ${Object.keys(EVENT_TYPES).join(', ')}` })
-  type!: string;
-
-  @IsOptional()
-  @Equals(SCHEMA_VERSION, { message: `only version ${SCHEMA_VERSION} is supported` })
-  schemaVersion?: number;
-
-  @IsOptional()
-  @IsString()
-  @Length(1, LIMITS.maxIdLength)
-  eventId?: string;
-
-  @IsString()
-  @Length(1, LIMITS.maxIdLength)
-  @Matches(ID_PATTERN, { message: 'may contain only letters, digits and _:@-' })
-  sessionId!: string;
-
-  @IsOptional()
-  @IsString()
-  @Length(1, LIMITS.maxIdLength)
-  @Matches(ID_PATTERN, { message: 'may contain only letters, digits and _:@-' })
-  tenant?: string;
-
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  time?: string;
-
-  @IsOptional()
-  @IsString()
-  @Length(1, LIMITS.maxIdLength)
-  causationId?: string;
-
-  @IsOptional()
-  @IsString()
-  @Length(1, LIMITS.maxIdLength)
-  correlationId?: string;
-
-  @IsObject()
-  data!: Record<string, unknown>;
-}
+export const Envelope = Type.Object(
+  {
+    type: Type.String({
+      enum: ALL_EVENT_TYPES,
+      description: 'The event type (the message name).',
+      errorMessage: { enum: `must be one of: ${ALL_EVENT_TYPES.join(', ')}` },
+    }),
+    schemaVersion: Type.Optional(
+      Type.Integer({
+        const: SCHEMA_VERSION,
+        default: SCHEMA_VERSION,
+        errorMessage: {
+          type: `only version ${SCHEMA_VERSION} is supported`,
+          const: `only version ${SCHEMA_VERSION} is supported`,
+        },
+      }),
+    ),
+    eventId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: LIMITS.maxIdLength,
+        description: 'Unique per event; default <topic>/<partition>/<offset>.',
+      }),
+    ),
+    sessionId: IdWith({ description: 'Also the Kafka record key.' }),
+    tenant: Type.Optional(IdWith({ default: DEFAULT_TENANT })),
+    time: Type.Optional(Type.String({ format: 'date-time', description: 'Default: the record timestamp.' })),
+    causationId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.maxIdLength })),
+    correlationId: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.maxIdLength })),
+    data: AnyObject(),
+  },
+  { title: 'Envelope' },
+);
+export type WireEnvelope = Static<typeof Envelope>;

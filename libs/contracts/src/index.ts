@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 export * from './topics';
 export * from './tenancy';
 export * from './limits';
@@ -6,7 +5,9 @@ export * from './validation';
 export * from './envelope';
 export * from './codec';
 export * from './json-depth';
-export * from './events/message.dto';
+export * from './schema/builders';
+export * from './schema/validator';
+export * from './events/message';
 export * from './events/session-events';
 export * from './events/block-events';
 export * from './events/summary-events';

@@ -8,6 +8,9 @@ const BACKSLASH = 0x5c;
  * a Kafka record that threw out of the decoder and held its partition forever.
  */
 export function jsonNestsDeeperThan(text: Buffer | string, max: number): boolean {
+  // Most values open fewer brackets in all than the limit (a message: a handful): then none nests deeper, and a
+  // native search for them is all it costs.
+  if (openingBracketsAtMost(text, max)) return false;
   const body = typeof text === 'string' ? Buffer.from(text) : text;
   let depth = 0;
   let inString = false;
@@ -27,4 +30,19 @@ export function jsonNestsDeeperThan(text: Buffer | string, max: number): boolean
     }
   }
   return false;
+}
+
+/** Whether the text holds at most `max` opening brackets, those in strings included (an upper bound of depth). */
+function openingBracketsAtMost(text: Buffer | string, max: number): boolean {
+  let count = 0;
+  if (typeof text === 'string') {
+    for (const bracket of ['[', '{']) {
+      for (let i = text.indexOf(bracket); i !== -1; i = text.indexOf(bracket, i + 1)) if (++count > max) return false;
+    }
+  } else {
+    for (const bracket of [0x5b, 0x7b]) {
+      for (let i = text.indexOf(bracket); i !== -1; i = text.indexOf(bracket, i + 1)) if (++count > max) return false;
+    }
+  }
+  return true;
 }

@@ -1,6 +1,4 @@
-import 'reflect-metadata';
-import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import type { ValidationError } from 'class-validator';
 
 /** Thrown by producers when an event they are about to send breaks its contract. */
 export class ContractViolationError extends Error {
@@ -11,22 +9,8 @@ export class ContractViolationError extends Error {
 }
 
 /**
- * Converts a plain value to the contract class and validates it. Unknown properties are dropped
- * (newer producers may add fields); every violation is returned as `path: reason`.
- */
-export function validateAs<T extends object>(
-  cls: ClassConstructor<T>,
-  plain: unknown,
-  path: string,
-): { value: T; violations: string[] } {
-  const value = plainToInstance(cls, plain);
-  const errors = validateSync(value as object, { whitelist: true, forbidUnknownValues: true });
-  return { value, violations: flattenViolations(errors, path) };
-}
-
-/**
- * One `path: reason` per violation (`messages.1.content: must be a string`): the shape of dead-letter reasons
- * and of HTTP 400 bodies alike.
+ * One `path: reason` per violation of an HTTP body checked with class-validator (`messages.1.content: must be a
+ * string`): the shape of the Kafka codec's reasons (schema/validator.ts) and of dead-letter reasons alike.
  */
 export function flattenViolations(errors: readonly ValidationError[], path = ''): string[] {
   const out: string[] = [];

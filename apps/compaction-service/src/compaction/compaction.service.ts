@@ -16,12 +16,14 @@ import {
 } from '@ctxledger/context-engine';
 import {
   foreignTenantReason,
+  isEventOf,
   MessageSequencer,
   mergeSessionConfig,
   refusedConfigReason,
   sessionConfigViolations,
   toChatMessage,
   toEngineConfig,
+  unhandledEvent,
   type AnyEvent,
   type SessionConfiguredData,
 } from '@ctxledger/contracts';
@@ -124,6 +126,8 @@ export class CompactionService {
   }
 
   private apply(session: SessionRuntime, event: AnyEvent): SessionEvent[] {
+    // Only the session stream reaches this consumer (the transport refuses a type of another stream on its topic).
+    if (!isEventOf(event, 'sessionEvents')) return [];
     switch (event.type) {
       case 'session.configured': {
         const wireConfig = mergeSessionConfig(session.wireConfig, event.data);
@@ -177,7 +181,7 @@ export class CompactionService {
         return [reverted];
       }
       default:
-        return []; // events of other streams never reach this consumer
+        return unhandledEvent(event); // compiles only while every session-stream type has its case above
     }
   }
 

@@ -4,7 +4,7 @@ import {
   createEvent,
   LIMITS,
   type AnyEvent,
-  type SummarizerChoiceDto,
+  type SummarizerChoice,
   type SummaryRequestedData,
 } from '@ctxledger/contracts';
 import { EventProducer, type OutgoingRecord } from '@ctxledger/kafka';
@@ -17,7 +17,7 @@ export type Outgoing =
       readonly kind: 'summary.requested';
       readonly source: AnyEvent;
       readonly request: SummaryRequest;
-      readonly summarizer?: SummarizerChoiceDto;
+      readonly summarizer?: SummarizerChoice;
     }
   | { readonly kind: 'session.paused'; readonly sessionId: string; readonly tenant: string; readonly eventId: string }
   | {
@@ -135,7 +135,7 @@ function toWireBlock(block: CompactionBlock) {
  * The request as it travels. A range whose text is over the record size limit is sent with its longest
  * tool outputs cut (head and tail kept): the summarizer needs the conversation, not every output in full.
  */
-export function summaryRequestData(request: SummaryRequest, summarizer?: SummarizerChoiceDto): SummaryRequestedData {
+export function summaryRequestData(request: SummaryRequest, summarizer?: SummarizerChoice): SummaryRequestedData {
   const gist = request.supersedes !== undefined;
   const share = gist ? GIST_SHARE : SUMMARY_SHARE;
   const maxSummaryTokens = Math.max(64, Math.min(SUMMARY_CAP_TOKENS, Math.floor(request.tokensBefore * share)));

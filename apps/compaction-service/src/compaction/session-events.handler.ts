@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import type { AnyEvent } from '@ctxledger/contracts';
+import { eventTypesOf, type EventOf } from '@ctxledger/contracts';
 import { KafkaEventContext } from '@ctxledger/kafka';
 import { CompactionService } from './compaction.service';
 
@@ -9,15 +9,9 @@ import { CompactionService } from './compaction.service';
 export class SessionEventsHandler {
   constructor(private readonly compaction: CompactionService) {}
 
-  @EventPattern([
-    'session.configured',
-    'message.appended',
-    'compaction.requested',
-    'block-revert.requested',
-    'summary.completed',
-    'summary.failed',
-  ])
-  handle(@Payload() event: AnyEvent, @Ctx() context: KafkaEventContext): Promise<void> {
+  // Every event type of the session stream, from the registry: CompactionService.apply has a case for each.
+  @EventPattern(eventTypesOf('sessionEvents'))
+  handle(@Payload() event: EventOf<'sessionEvents'>, @Ctx() context: KafkaEventContext): Promise<void> {
     return this.compaction.handle(event, { partition: context.getPartition(), replay: context.isReplay() });
   }
 }

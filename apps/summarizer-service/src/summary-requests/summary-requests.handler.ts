@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import type { AnyEvent } from '@ctxledger/contracts';
+import { eventTypesOf, unhandledEvent, type EventOf } from '@ctxledger/contracts';
 import { SummaryRequestsService } from './summary-requests.service';
 
 /**
@@ -12,9 +12,14 @@ import { SummaryRequestsService } from './summary-requests.service';
 export class SummaryRequestsHandler {
   constructor(private readonly service: SummaryRequestsService) {}
 
-  @EventPattern('summary.requested')
-  async onSummaryRequested(@Payload() event: AnyEvent): Promise<void> {
-    if (event.type !== 'summary.requested') return;
-    await this.service.handle(event);
+  @EventPattern(eventTypesOf('summaryRequests'))
+  async onSummaryRequested(@Payload() event: EventOf<'summaryRequests'>): Promise<void> {
+    switch (event.type) {
+      case 'summary.requested':
+        await this.service.handle(event);
+        return;
+      default:
+        return unhandledEvent(event.type);
+    }
   }
 }

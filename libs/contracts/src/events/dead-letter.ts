@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, IsString, Length, MaxLength, Min } from 'class-validator';
+import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../limits';
 
 /**
@@ -8,44 +8,28 @@ import { LIMITS } from '../limits';
 export const DEAD_LETTER_PAYLOAD_CHARS = LIMITS.maxEventBytes;
 
 /** `event.dead-lettered`: a record no consumer could process, with the reason and where it came from. */
-export class EventDeadLetteredData {
-  @IsString()
-  @Length(1, 300)
-  sourceTopic!: string;
-
-  @IsInt()
-  @Min(0)
-  partition!: number;
-
-  @IsString()
-  @Length(1, 30)
-  offset!: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(1000)
-  key?: string;
-
-  @IsString()
-  @Length(1, 2000)
-  reason!: string;
-
-  /** Which consumer refused it. */
-  @IsString()
-  @Length(1, 200)
-  consumer!: string;
-
-  /** The record's value as text: whole, unless `payloadCutFromBytes` says it was cut to fit one record. */
-  @IsString()
-  @MaxLength(DEAD_LETTER_PAYLOAD_CHARS)
-  payload!: string;
-
-  /**
-   * Present when `payload` is only the beginning of the value: the value's whole size in bytes. The whole record
-   * stays at `sourceTopic`, `partition`, `offset` (topics keep everything).
-   */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  payloadCutFromBytes?: number;
-}
+export const EventDeadLetteredData = Type.Object(
+  {
+    sourceTopic: Type.String({ minLength: 1, maxLength: 300 }),
+    partition: Type.Integer({ minimum: 0 }),
+    offset: Type.String({ minLength: 1, maxLength: 30 }),
+    key: Type.Optional(Type.String({ maxLength: 1000 })),
+    reason: Type.String({ minLength: 1, maxLength: 2000 }),
+    /** Which consumer refused it. */
+    consumer: Type.String({ minLength: 1, maxLength: 200 }),
+    payload: Type.String({
+      maxLength: DEAD_LETTER_PAYLOAD_CHARS,
+      description:
+        "The refused record's value as text: whole, unless payloadCutFromBytes is set (the event must fit in one record of 1,000,000 bytes).",
+    }),
+    payloadCutFromBytes: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "Set when payload is only the beginning of the value: the value's size in bytes. The whole record stays at sourceTopic/partition/offset.",
+      }),
+    ),
+  },
+  { title: 'EventDeadLetteredData' },
+);
+export type EventDeadLetteredData = Static<typeof EventDeadLetteredData>;

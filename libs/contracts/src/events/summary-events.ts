@@ -1,102 +1,53 @@
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Length,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { Type, type Static } from '@sinclair/typebox';
 import { LIMITS } from '../limits';
-import { PositionRangeDto } from './block-events';
-import { MessageDto } from './message.dto';
-import { SummarizerChoiceDto } from './session-events';
+import { StringEnum } from '../schema/builders';
+import { PositionRange } from './block-events';
+import { Message } from './message';
+import { SummarizerChoice } from './session-events';
 
 /** `summary.requested`: summarize these effective messages (merging the previous summary, if any). */
-export class SummaryRequestedData {
-  /** Deterministic from session and range: a redelivered request reuses the stored result. */
-  @IsString()
-  @Length(1, LIMITS.maxIdLength)
-  requestId!: string;
-
-  @ValidateNested()
-  @Type(() => PositionRangeDto)
-  range!: PositionRangeDto;
-
-  @ArrayMaxSize(LIMITS.maxMessagesPerEvent)
-  @ValidateNested({ each: true })
-  @Type(() => MessageDto)
-  messages!: MessageDto[];
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.maxSummaryChars)
-  previousSummary?: string;
-
-  /** The summary must not exceed this many tokens (and must be smaller than what it replaces). */
-  @IsInt()
-  @Min(1)
-  maxSummaryTokens!: number;
-
-  /**
-   * `full` (the default): the sectioned summary of whole turns. `gist`: a few sentences on a range the engine has
-   * already condensed deterministically (an agent's in-turn prefix); the engine appends the working-state facts
-   * the gist leaves out, and the summary supersedes the deterministic note when it arrives.
-   */
-  @IsOptional()
-  @IsIn(['full', 'gist'])
-  form?: 'full' | 'gist';
-
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => SummarizerChoiceDto)
-  summarizer?: SummarizerChoiceDto;
-}
+export const SummaryRequestedData = Type.Object(
+  {
+    /** Deterministic from session and range: a redelivered request reuses the stored result. */
+    requestId: Type.String({ minLength: 1, maxLength: LIMITS.maxIdLength }),
+    range: PositionRange,
+    messages: Type.Array(Message, { maxItems: LIMITS.maxMessagesPerEvent }),
+    previousSummary: Type.Optional(Type.String({ maxLength: LIMITS.maxSummaryChars })),
+    /** The summary must not exceed this many tokens (and must be smaller than what it replaces). */
+    maxSummaryTokens: Type.Integer({ minimum: 1 }),
+    form: Type.Optional(
+      StringEnum(['full', 'gist'], {
+        description:
+          "full (default): the sectioned summary of whole turns. gist: a few sentences on a range the engine already condensed deterministically (an agent's in-turn prefix); the engine appends the working-state facts the gist leaves out and supersedes the note with it.",
+      }),
+    ),
+    summarizer: Type.Optional(SummarizerChoice),
+  },
+  { title: 'SummaryRequestedData' },
+);
+export type SummaryRequestedData = Static<typeof SummaryRequestedData>;
 
 /** `summary.completed` */
-export class SummaryCompletedData {
-  @IsString()
-  @Length(1, LIMITS.maxIdLength)
-  requestId!: string;
-
-  @IsString()
-  @Length(1, LIMITS.maxSummaryChars)
-  summary!: string;
-
-  @IsString()
-  @MaxLength(LIMITS.maxNameLength)
-  provider!: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(LIMITS.maxNameLength)
-  model?: string;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  inputTokens?: number;
-
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  outputTokens?: number;
-}
+export const SummaryCompletedData = Type.Object(
+  {
+    requestId: Type.String({ minLength: 1, maxLength: LIMITS.maxIdLength }),
+    summary: Type.String({ minLength: 1, maxLength: LIMITS.maxSummaryChars }),
+    provider: Type.String({ maxLength: LIMITS.maxNameLength }),
+    model: Type.Optional(Type.String({ maxLength: LIMITS.maxNameLength })),
+    inputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    outputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { title: 'SummaryCompletedData' },
+);
+export type SummaryCompletedData = Static<typeof SummaryCompletedData>;
 
 /** `summary.failed`: the compaction service falls back to the cheap stages. */
-export class SummaryFailedData {
-  @IsString()
-  @Length(1, LIMITS.maxIdLength)
-  requestId!: string;
-
-  @IsString()
-  @Length(1, LIMITS.maxErrorTextChars)
-  reason!: string;
-
-  @IsBoolean()
-  retryable!: boolean;
-}
+export const SummaryFailedData = Type.Object(
+  {
+    requestId: Type.String({ minLength: 1, maxLength: LIMITS.maxIdLength }),
+    reason: Type.String({ minLength: 1, maxLength: LIMITS.maxErrorTextChars }),
+    retryable: Type.Boolean(),
+  },
+  { title: 'SummaryFailedData' },
+);
+export type SummaryFailedData = Static<typeof SummaryFailedData>;

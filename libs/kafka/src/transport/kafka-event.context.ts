@@ -1,5 +1,5 @@
 import { BaseRpcContext, RpcException } from '@nestjs/microservices';
-import type { AnyEvent } from '@ctxledger/contracts';
+import type { AnyEvent, StreamName } from '@ctxledger/contracts';
 
 type Args = [topic: string, partition: number, offset: string, replay?: boolean];
 
@@ -62,4 +62,4 @@ export function errorMessage(error: unknown): string {
 }
 
 /** Nest pattern of a batch handler for a stream: `@EventPattern(batchPattern('blocks'))`. */
-export const batchPattern = (stream: string): string => `batch:${stream}`;
+export const batchPattern = (stream: StreamName): string => `batch:${stream}`;

@@ -1,24 +1,135 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
-import { ImageRefDto, LIMITS, MessageAppendedData, ROLES, ToolCallDto } from '@ctxledger/contracts';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+  type ValidationArguments,
+} from 'class-validator';
+import {
+  ID_PATTERN,
+  LIMITS,
+  ROLES,
+  type ImageRef,
+  type MessageAppendedData,
+  type Role,
+  type ToolCall,
+} from '@ctxledger/contracts';
 import { documentModel } from '../../http/api-model';
 
-export class ToolCallBody extends ToolCallDto {}
+/*
+ * The HTTP bodies of the `message.appended` contract, checked with class-validator as Nest users expect (400 with
+ * `path: reason` per violation). The rules are the event schema's (libs/contracts/src/events/message.ts), restated
+ * as decorators: dto-contract.spec.ts keeps the two in step (same properties, same required ones, same verdicts).
+ */
+
+/** The property may only be set on messages of the given role. */
+function OnlyForRole(role: Role): PropertyDecorator {
+  return ValidateBy({
+    name: 'onlyForRole',
+    constraints: [role],
+    validator: {
+      validate: (_value: unknown, args?: ValidationArguments) => (args?.object as { role?: unknown }).role === role,
+      defaultMessage: () => `is only allowed on ${role} messages`,
+    },
+  });
+}
+
+export class ToolCallBody implements ToolCall {
+  @IsString()
+  @Length(1, LIMITS.maxIdLength)
+  id!: string;
+
+  @IsString()
+  @Length(1, LIMITS.maxNameLength)
+  name!: string;
+
+  /** The call's input as a JSON string (OpenAI wire style). */
+  @IsString()
+  @MaxLength(LIMITS.maxToolArgumentsChars)
+  arguments!: string;
+}
 documentModel(ToolCallBody, {
   id: { description: 'Unique in the session; the tool message answering it names it in toolCallId' },
   name: { example: 'read_file' },
   arguments: { description: 'The call input as a JSON string', example: '{"path":"src/app.ts"}' },
 });
 
-export class ImageRefBody extends ImageRefDto {}
+export class ImageRefBody implements ImageRef {
+  /** Decoded byte length of the image; only its size matters to the budget. */
+  @IsInt()
+  @Min(0)
+  bytes!: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  mediaType?: string;
+}
 documentModel(ImageRefBody, {
   bytes: { description: 'Decoded size of the image (only its size counts)', minimum: 0 },
   mediaType: { required: false, example: 'image/png' },
 });
 
-/** One message to append (the `message.appended` contract). */
-export class AppendMessageDto extends MessageAppendedData {}
+/**
+ * One message to append (the `message.appended` contract). Cross-field rules: tool calls only on assistant
+ * messages; a tool message names the call it answers.
+ */
+export class AppendMessageDto implements MessageAppendedData {
+  @IsIn(ROLES)
+  role!: Role;
+
+  @IsString()
+  @MaxLength(LIMITS.maxContentChars)
+  content!: string;
+
+  @IsOptional()
+  @OnlyForRole('assistant')
+  @ArrayMaxSize(LIMITS.maxToolCallsPerMessage)
+  @ValidateNested({ each: true })
+  @Type(() => ToolCallBody)
+  toolCalls?: ToolCallBody[];
+
+  @ValidateIf((m: AppendMessageDto) => m.role === 'tool' || m.toolCallId !== undefined)
+  @IsString({ message: 'is required on tool messages' })
+  @Length(1, LIMITS.maxIdLength)
+  toolCallId?: string;
+
+  @IsOptional()
+  @OnlyForRole('tool')
+  @IsString()
+  @MaxLength(LIMITS.maxNameLength)
+  toolName?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  isError?: boolean;
+
+  @IsOptional()
+  @ArrayMaxSize(LIMITS.maxImagesPerMessage)
+  @ValidateNested({ each: true })
+  @Type(() => ImageRefBody)
+  images?: ImageRefBody[];
+
+  /** Makes the append idempotent: a second event with the same id in the session is ignored. */
+  @IsOptional()
+  @IsString()
+  @Length(1, LIMITS.maxIdLength)
+  @Matches(ID_PATTERN, { message: 'may contain only letters, digits and _:@-' })
+  clientMessageId?: string;
+}
 documentModel(AppendMessageDto, {
   role: { enum: ROLES },
   content: { maxLength: LIMITS.maxContentChars },

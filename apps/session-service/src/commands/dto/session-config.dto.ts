@@ -1,14 +1,102 @@
-import { SessionConfiguredData, SummarizerChoiceDto } from '@ctxledger/contracts';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { LIMITS, SUMMARIZER_PROVIDERS, type SessionConfiguredData, type SummarizerChoice } from '@ctxledger/contracts';
 import { documentModel } from '../../http/api-model';
 
-export class SummarizerChoiceBody extends SummarizerChoiceDto {}
+/*
+ * The HTTP body of the `session.configured` contract, checked with class-validator as Nest users expect. The rules
+ * are the event schema's (libs/contracts/src/events/session-events.ts) restated as decorators: dto-contract.spec.ts
+ * keeps the two in step.
+ */
+
+export class SummarizerChoiceBody implements SummarizerChoice {
+  @IsOptional()
+  @IsIn(SUMMARIZER_PROVIDERS)
+  provider?: (typeof SUMMARIZER_PROVIDERS)[number];
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(LIMITS.maxNameLength)
+  model?: string;
+}
 documentModel(SummarizerChoiceBody, {
   provider: { required: false, enum: ['offline', 'openai', 'anthropic', 'google'] },
   model: { required: false },
 });
 
 /** `PUT …/config`: later configurations override earlier ones field by field. */
-export class SessionConfigDto extends SessionConfiguredData {}
+export class SessionConfigDto implements SessionConfiguredData {
+  @IsOptional()
+  @IsString()
+  @MaxLength(LIMITS.maxNameLength)
+  provider?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(LIMITS.maxNameLength)
+  model?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(256)
+  @Max(100_000_000)
+  contextWindow?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  maxOutputTokens?: number;
+
+  @IsOptional()
+  @IsNumber()
+  @Min(0.05)
+  @Max(1)
+  threshold?: number;
+
+  /** The system prompt's text (counted, never stored in the history) or only its size in tokens. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(LIMITS.maxSystemPromptChars)
+  systemPrompt?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  systemPromptTokens?: number;
+
+  /** The tool definitions as sent to the provider (JSON text), or only their size in tokens. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(LIMITS.maxToolDefinitionsChars)
+  toolDefinitions?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  toolDefinitionTokens?: number;
+
+  /** Overrides of the engine's compaction policy (checked by the engine when applied). */
+  @IsOptional()
+  @IsObject()
+  policy?: Record<string, unknown>;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SummarizerChoiceBody)
+  summarizer?: SummarizerChoiceBody;
+}
 documentModel(SessionConfigDto, {
   provider: { required: false, example: 'anthropic' },
   model: { required: false, example: 'claude-sonnet-4-5' },

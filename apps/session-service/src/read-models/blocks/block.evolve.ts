@@ -1,4 +1,4 @@
-import type { AnyEvent } from '@ctxledger/contracts';
+import { isEventOf, unhandledEvent, type AnyEvent } from '@ctxledger/contracts';
 import { blockStructureViolations, type CompactionBlock } from '@ctxledger/context-engine';
 import { unstorableReason } from '../storable';
 import { blockDocumentId, type BlockDocument } from './block.document';
@@ -25,6 +25,8 @@ export function blockDocumentIdOf(event: AnyEvent): string | undefined {
  * of a stored id and a second `block.reverted` change nothing; a revert of an unknown block is ignored.
  */
 export function evolveBlock(doc: BlockDocument | null, { event, offset }: BlockStreamRecord): BlockEvolution {
+  if (!isEventOf(event, 'blocks'))
+    return { kind: 'poison', reason: `${event.type} does not belong on the block stream` };
   switch (event.type) {
     case 'block.created': {
       if (doc) return { kind: 'unchanged' };
@@ -60,6 +62,6 @@ export function evolveBlock(doc: BlockDocument | null, { event, offset }: BlockS
       if (!doc || !doc.active) return { kind: 'unchanged' };
       return { kind: 'applied', doc: { ...doc, active: false, revertedOffset: offset, revertedAt: event.time } };
     default:
-      return { kind: 'poison', reason: `${event.type} does not belong on the block stream` };
+      return unhandledEvent(event); // compiles only while every block-stream type has its case above
   }
 }

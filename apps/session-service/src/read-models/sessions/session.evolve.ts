@@ -1,8 +1,10 @@
 import {
   foreignTenantReason,
+  isEventOf,
   mergeSessionConfig,
   refusedConfigReason,
   sessionConfigViolations,
+  unhandledEvent,
   type AnyEvent,
 } from '@ctxledger/contracts';
 import { unstorableReason } from '../storable';
@@ -52,6 +54,9 @@ export function evolveSession(doc: SessionDocument | null, record: SessionStream
   };
   const moved: SessionDocument = { ...base, partition, lastOffset: offset, updatedAt: event.time };
 
+  if (!isEventOf(event, 'sessionEvents')) {
+    return { kind: 'poison', reason: `${event.type} does not belong on the session stream` };
+  }
   switch (event.type) {
     case 'session.configured': {
       const config = mergeSessionConfig(base.config, event.data);
@@ -80,6 +85,6 @@ export function evolveSession(doc: SessionDocument | null, record: SessionStream
     case 'summary.failed':
       return { kind: 'applied', doc: moved };
     default:
-      return { kind: 'poison', reason: `${event.type} does not belong on the session stream` };
+      return unhandledEvent(event); // compiles only while every session-stream type has its case above
   }
 }
