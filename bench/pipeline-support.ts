@@ -24,13 +24,15 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 // ---------------------------------------------------------------------------------------------------
-// The benchmark's stack instance (never the default one the tests use)
+// The benchmark's stack instance (never the default one the tests use). BENCH_STACK_INSTANCE, BENCH_KAFKA_PORT,
+// BENCH_KAFKA_CONTROLLER_PORT and BENCH_MONGO_PORT move it, e.g. for benches in two worktrees on one machine; the
+// tests' STACK_INSTANCE and ports are deliberately not read.
 
 export const BENCH_STACK_ENV = {
-  STACK_INSTANCE: 'bench',
-  KAFKA_PORT: '19592',
-  KAFKA_CONTROLLER_PORT: '19593',
-  MONGO_PORT: '27518',
+  STACK_INSTANCE: process.env.BENCH_STACK_INSTANCE || 'bench',
+  KAFKA_PORT: process.env.BENCH_KAFKA_PORT || '19592',
+  KAFKA_CONTROLLER_PORT: process.env.BENCH_KAFKA_CONTROLLER_PORT || '19593',
+  MONGO_PORT: process.env.BENCH_MONGO_PORT || '27518',
 };
 const stackScript = resolve(repoRoot, 'deploy/local/stack');
 const stackEnvOf = () => ({ ...process.env, ...BENCH_STACK_ENV });

@@ -37,6 +37,7 @@ import { evolveMessage } from '../apps/session-service/src/read-models/messages/
 import { repoRoot } from '../tools/local-stack';
 import {
   BenchSession,
+  BENCH_STACK_ENV,
   benchStack,
   benchStackIsUp,
   benchStackSettings,
@@ -851,7 +852,10 @@ async function main(): Promise<void> {
   }
   const startedStack = !benchStackIsUp();
   if (startedStack) {
-    log('starting the bench stack instance (STACK_INSTANCE=bench, ports 19592/19593/27518)');
+    const e = BENCH_STACK_ENV;
+    log(
+      `starting the bench stack instance (STACK_INSTANCE=${e.STACK_INSTANCE}, ports ${e.KAFKA_PORT}/${e.KAFKA_CONTROLLER_PORT}/${e.MONGO_PORT})`,
+    );
     benchStack('up');
   }
   const settings = benchStackSettings();
