@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Kafka, Message, Producer, RecordMetadata } from 'kafkajs';
 import { encodeEvent, LIMITS, type AnyEvent, type StreamName } from '@ctxledger/contracts';
-import { correlationHeaders } from '@ctxledger/observability';
+import { CORRELATION_HEADER, correlationHeaders } from '@ctxledger/observability';
 import { KAFKA_CLIENT, KAFKA_SETTINGS } from './kafka.tokens';
 import type { KafkaSettings } from './kafka-settings';
 import { producerConfig } from './producer-config';
@@ -12,6 +12,8 @@ export class RequestTooLargeError extends Error {}
 export interface OutgoingRecord {
   readonly stream: StreamName;
   readonly event: AnyEvent;
+  /** The correlation id its record carries; by default the current one (of the request or record being handled). */
+  readonly correlationId?: string;
 }
 
 /**
@@ -50,23 +52,55 @@ export class EventProducer implements OnModuleInit, OnModuleDestroy {
    */
   async send(records: readonly OutgoingRecord[], options: { timeoutMs?: number } = {}): Promise<RecordMetadata[]> {
     if (records.length === 0) return [];
-    const byTopic = new Map<string, Message[]>();
-    // The correlation id of the request or record being handled travels with every event it produces.
-    const headers = correlationHeaders();
-    const headerBytes = Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0);
-    let bytes = 0;
-    for (const { stream, event } of records) {
-      const topic = this.settings.topics[stream];
-      const messages = byTopic.get(topic) ?? [];
-      const value = encodeEvent(event);
-      bytes += Buffer.byteLength(value) + Buffer.byteLength(event.sessionId) + headerBytes;
-      messages.push({ key: event.sessionId, value, headers });
-      byTopic.set(topic, messages);
-    }
+    const encoded = this.encode(records);
+    const bytes = encoded.reduce((n, r) => n + r.bytes, 0);
     if (bytes > LIMITS.maxEventBytes) {
       throw new RequestTooLargeError(
         `the events take ${bytes} bytes, over the ${LIMITS.maxEventBytes} bytes one Kafka request may carry; send fewer at once`,
       );
+    }
+    return this.sendEncoded(encoded, options);
+  }
+
+  /**
+   * Sends any number of records, in order: in one request when they fit in one, else in consecutive requests of
+   * at most the size limit each (the next only once the previous is acknowledged). Checks every record against
+   * its contract before anything is sent. A failure after the first request leaves the earlier ones sent: a
+   * caller that retries sends them again (consumers recognize events by their ids).
+   */
+  async sendAll(records: readonly OutgoingRecord[], options: { timeoutMs?: number } = {}): Promise<RecordMetadata[]> {
+    if (records.length === 0) return [];
+    const encoded = this.encode(records);
+    const sent: RecordMetadata[] = [];
+    for (let start = 0; start < encoded.length;) {
+      let end = start + 1;
+      let bytes = encoded[start]!.bytes;
+      while (end < encoded.length && bytes + encoded[end]!.bytes <= LIMITS.maxEventBytes)
+        bytes += encoded[end++]!.bytes;
+      sent.push(...(await this.sendEncoded(encoded.slice(start, end), options)));
+      start = end;
+    }
+    return sent;
+  }
+
+  private encode(records: readonly OutgoingRecord[]): EncodedRecord[] {
+    // The correlation id of the request or record being handled travels with every event it produces.
+    const current = correlationHeaders();
+    return records.map(({ stream, event, correlationId }) => {
+      const headers = correlationId === undefined ? current : { [CORRELATION_HEADER]: correlationId };
+      const headerBytes = Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0);
+      const value = encodeEvent(event);
+      const bytes = Buffer.byteLength(value) + Buffer.byteLength(event.sessionId) + headerBytes;
+      return { topic: this.settings.topics[stream], bytes, message: { key: event.sessionId, value, headers } };
+    });
+  }
+
+  private sendEncoded(encoded: readonly EncodedRecord[], options: { timeoutMs?: number }): Promise<RecordMetadata[]> {
+    const byTopic = new Map<string, Message[]>();
+    for (const { topic, message } of encoded) {
+      const messages = byTopic.get(topic);
+      if (messages) messages.push(message);
+      else byTopic.set(topic, [message]);
     }
     return this.producer.sendBatch({
       acks: -1,
@@ -74,4 +108,10 @@ export class EventProducer implements OnModuleInit, OnModuleDestroy {
       topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
     });
   }
+}
+
+interface EncodedRecord {
+  readonly topic: string;
+  readonly bytes: number;
+  readonly message: Message;
 }

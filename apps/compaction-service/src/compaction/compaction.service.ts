@@ -27,7 +27,14 @@ import {
   type AnyEvent,
   type SessionConfiguredData,
 } from '@ctxledger/contracts';
-import { PoisonEventError } from '@ctxledger/kafka';
+import {
+  errorMessage,
+  isPoison,
+  PoisonEventError,
+  type BatchHandlerResult,
+  type KafkaEventBatch,
+} from '@ctxledger/kafka';
+import { runWithCorrelation } from '@ctxledger/observability';
 import { CompactionMetrics } from './compaction.metrics';
 import { EventPublisher, type Outgoing } from './event-publisher';
 import { SessionPauses } from './session-pauses';
@@ -47,6 +54,14 @@ interface SessionRuntime {
     readonly counter: unknown;
     readonly byStage: Partial<Record<Stage, number>>;
   };
+}
+
+interface BatchProgress {
+  /** The next event to fold. */
+  next: number;
+  readonly groups: Array<{ readonly eventId: string; readonly outgoing: Outgoing[]; readonly correlationId?: string }>;
+  readonly poison: Array<{ readonly offset: string; readonly reason: string }>;
+  readonly eventIds: Set<string>;
 }
 
 export interface EventOrigin {
@@ -71,6 +86,8 @@ export class CompactionService {
   private readonly savedByStage = new Map<Stage, number>();
   /** Decisions of events whose publication failed, by event id, until a retry publishes them. */
   private readonly unpublished = new Map<string, Outgoing[]>();
+  /** How far a batch got when its send failed: the transport's retry hands the same batch again. */
+  private readonly batchProgress = new WeakMap<KafkaEventBatch, BatchProgress>();
 
   /** Whether sessions ask for model summaries of what the engine condenses deterministically (DIGEST_SUMMARIES). */
   private readonly digestSummaries: 'on' | 'off';
@@ -89,8 +106,57 @@ export class CompactionService {
   }
 
   async handle(event: AnyEvent, origin: EventOrigin): Promise<void> {
-    // A retry after a failed publish (Kafka down) must not fold the event twice: send what it decided.
-    let out = this.unpublished.get(event.eventId);
+    const out = this.decideOnce(event, origin);
+    if (!out) return;
+    await this.publisher.publish(out);
+    this.unpublished.delete(event.eventId);
+  }
+
+  /**
+   * A partition's batch (the transport's batch handler): folds every event in order, then sends all that they
+   * decided, in order, in as few requests as fit, before it returns — so before the transport commits the batch.
+   * Poison events are returned for the dead-letter topic; replayed events only rebuild the state. A failed send
+   * throws and the transport retries the batch: what was already folded is not folded again (the batch's
+   * progress; `unpublished` when the batch is redelivered after a rebalance).
+   */
+  async handleBatch(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
+    let progress = this.batchProgress.get(batch);
+    if (!progress) {
+      progress = { next: 0, groups: [], poison: [], eventIds: new Set() };
+      this.batchProgress.set(batch, progress);
+    }
+    for (; progress.next < batch.events.length; progress.next++) {
+      const i = progress.next;
+      const event = batch.events[i]!;
+      const origin = { partition: batch.partition, replay: batch.replays?.[i] === true };
+      // The same event twice in one batch is folded twice, as one by one (its first decision is not sent yet).
+      const again = progress.eventIds.has(event.eventId);
+      const correlationId = batch.correlationIds?.[i];
+      const decide = () => this.decideOnce(event, origin, !again);
+      try {
+        const outgoing =
+          correlationId === undefined
+            ? decide()
+            : runWithCorrelation({ correlationId, sessionId: event.sessionId }, decide);
+        if (outgoing) progress.groups.push({ eventId: event.eventId, outgoing, correlationId });
+        progress.eventIds.add(event.eventId);
+      } catch (error) {
+        if (!isPoison(error)) throw error;
+        progress.poison.push({ offset: batch.offsets[i]!, reason: errorMessage(error) });
+      }
+    }
+    await this.publisher.publishAll(progress.groups);
+    for (const { eventId } of progress.groups) this.unpublished.delete(eventId);
+    this.batchProgress.delete(batch);
+    return { poison: progress.poison };
+  }
+
+  /**
+   * Folds the event and returns what it decided to send (nothing for a replay). A retry after a failed publish
+   * (Kafka down) must not fold the event twice: it gets what the event decided the first time.
+   */
+  private decideOnce(event: AnyEvent, origin: EventOrigin, retry = true): Outgoing[] | undefined {
+    let out = retry ? this.unpublished.get(event.eventId) : undefined;
     if (!out) {
       const session = this.sessionFor(event, origin.partition);
       const foreign = foreignTenantReason(session.tenant, event);
@@ -99,13 +165,12 @@ export class CompactionService {
       const decided = this.apply(session, event);
       this.track(event.sessionId, session, before);
       this.trackSavings(session);
-      if (origin.replay) return;
+      if (origin.replay) return undefined;
       this.watchForPause(event, session, decided);
       out = this.outgoing(event, session, decided);
       this.unpublished.set(event.eventId, out);
     }
-    await this.publisher.publish(out);
-    this.unpublished.delete(event.eventId);
+    return out;
   }
 
   /** Drops the sessions of partitions this instance no longer owns (a rebalance moved them). */

@@ -8,6 +8,7 @@ import {
   type SummaryRequestedData,
 } from '@ctxledger/contracts';
 import { EventProducer, type OutgoingRecord } from '@ctxledger/kafka';
+import { runWithCorrelation } from '@ctxledger/observability';
 
 /** What the compaction service emits; every event id is deterministic, so a re-emission is recognizable. */
 export type Outgoing =
@@ -48,6 +49,30 @@ export class EventPublisher {
   async publish(outgoing: readonly Outgoing[]): Promise<void> {
     await this.producer.send(outgoing.map((o) => this.toRecord(o)));
     for (const o of outgoing) this.logger.log(describe(o));
+  }
+
+  /**
+   * Sends the events of many handled events in order, as few requests as fit (EventProducer.sendAll), each
+   * record with the correlation id of the event that decided it; throws when Kafka does not take them.
+   */
+  async publishAll(groups: ReadonlyArray<{ readonly outgoing: readonly Outgoing[]; readonly correlationId?: string }>) {
+    const records: OutgoingRecord[] = [];
+    for (const { outgoing, correlationId } of groups) {
+      for (const o of outgoing) {
+        const record = this.toRecord(o);
+        records.push(correlationId === undefined ? record : { ...record, correlationId });
+      }
+    }
+    if (records.length === 0) return;
+    await this.producer.sendAll(records);
+    for (const { outgoing, correlationId } of groups) {
+      if (outgoing.length === 0) continue;
+      const log = () => {
+        for (const o of outgoing) this.logger.log(describe(o));
+      };
+      if (correlationId === undefined) log();
+      else runWithCorrelation({ correlationId, sessionId: sessionIdOf(outgoing[0]!) }, log);
+    }
   }
 
   private toRecord(o: Outgoing): OutgoingRecord {
@@ -105,6 +130,10 @@ export class EventPublisher {
         };
     }
   }
+}
+
+function sessionIdOf(o: Outgoing): string {
+  return o.kind === 'session.paused' || o.kind === 'summary.timed-out' ? o.sessionId : o.source.sessionId;
 }
 
 /** What a log line says about an emitted event (ids, stage and sizes; never message content). */

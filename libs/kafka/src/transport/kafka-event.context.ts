@@ -32,6 +32,11 @@ export interface KafkaEventBatch {
   readonly offsets: readonly string[];
   /** Correlation id of each event (its record's header, or derived), same order; for per-event logs. */
   readonly correlationIds?: readonly string[];
+  /**
+   * Whether each event is a replay (see KafkaEventContext.isReplay: fold it, emit nothing), same order; absent when
+   * none is. A replayed event a handler reports as poison is not dead-lettered again.
+   */
+  readonly replays?: readonly boolean[];
 }
 
 /**

@@ -441,19 +441,32 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     const events: AnyEvent[] = [];
     const offsets: string[] = [];
     const correlationIds: string[] = [];
+    const replays: boolean[] = [];
+    const replayed = new Set<string>();
     for (const message of batch.messages) {
       if (await this.misplaced(batch.topic, batch.partition, message)) continue;
+      const replay = this.replay.isReplay(batch.topic, batch.partition, message.offset);
+      if (replay) replayed.add(message.offset);
       const decoded = decodeEvent(message.value, this.coordinates(batch.topic, batch.partition, message), stream);
       if (decoded.ok) {
         events.push(decoded.event);
         offsets.push(message.offset);
         correlationIds.push(this.correlationOf(batch.topic, batch.partition, message, decoded.event).correlationId);
-      } else {
+        replays.push(replay);
+      } else if (!replay) {
+        // A replayed record that is invalid was dead-lettered the first time round.
         await this.deadLetter(batch.topic, batch.partition, message, decoded.reason);
       }
     }
     if (events.length > 0) {
-      const data: KafkaEventBatch = { topic: batch.topic, partition: batch.partition, events, offsets, correlationIds };
+      const data: KafkaEventBatch = {
+        topic: batch.topic,
+        partition: batch.partition,
+        events,
+        offsets,
+        correlationIds,
+        ...(replayed.size > 0 && { replays }),
+      };
       const context = new KafkaEventContext([batch.topic, batch.partition, offsets[offsets.length - 1]]);
       // A batch of one request's events runs with its correlation; a mixed batch with none (see correlationIds).
       const invoke = () => this.invokeWithRetry(handler, data, context, payload);
@@ -466,7 +479,8 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       );
       for (const message of batch.messages) {
         const reason = poison.get(message.offset);
-        if (reason !== undefined) await this.deadLetter(batch.topic, batch.partition, message, reason);
+        if (reason !== undefined && !replayed.has(message.offset))
+          await this.deadLetter(batch.topic, batch.partition, message, reason);
       }
       for (let i = 0; i < events.length - poison.size; i++) this.options.onOutcome?.(batch.topic, 'processed');
     }
