@@ -24,7 +24,7 @@ export async function referenceBlocks(
     publisher as unknown as EventPublisher,
     timeouts as unknown as SummaryTimeouts,
     new CompactionMetrics(new Registry()),
-    { get: <T>(name: string) => env[name] as T },
+    env,
   );
   Logger.overrideLogger(false); // its refusals are logged as warnings: expected, and noise in a test's output
   try {

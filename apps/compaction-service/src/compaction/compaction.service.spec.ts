@@ -16,7 +16,7 @@ function serviceUnderTest(env: Record<string, string> = {}) {
     publisher,
     timeouts as unknown as SummaryTimeouts,
     new CompactionMetrics(new Registry()),
-    { get: <T>(name: string) => env[name] as T },
+    env,
   );
   return { service, published };
 }
