@@ -7,6 +7,7 @@ import { quiescent, RestartableService } from '../support/fault/pipeline';
 import { faultSeed, SeededRandom } from '../support/fault/seeded-random';
 import { loadTranscripts } from '../support/transcripts';
 import { readModelDocuments, runRebuild } from './session-harness';
+import { ownStackPorts } from '../support/stack-settings';
 
 const KILLS_PER_SERVICE = Number(process.env.FAULT_KILLS_PER_SERVICE ?? 2);
 const SERVICES = ['compaction-service', 'session-service', 'summarizer-service'] as const;
@@ -14,7 +15,7 @@ const SERVICES = ['compaction-service', 'session-service', 'summarizer-service']
 describe('fault: each service SIGKILLed at random points during a replay of many sessions (own stack instance)', () => {
   const seed = faultSeed();
   const random = new SeededRandom(seed);
-  const run = new FaultRun('fault-kills', 'fk', { kafka: 19_692, controller: 19_693, mongo: 27_618 });
+  const run = new FaultRun('fault-kills', 'fk', ownStackPorts(30));
   const { stack, prefix, database, topics } = run;
   const rebuiltDb = run.alsoDrop(`${database.slice(0, 52)}_rebuilt`);
   const services = new Map<string, RestartableService>();
