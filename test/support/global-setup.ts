@@ -1,5 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot, SERVICE_NAMES, stack, stackEnv, stackIsUp } from '../../tools/local-stack';
 
@@ -15,6 +16,8 @@ export { SERVICE_NAMES as SERVICES } from '../../tools/local-stack';
  */
 export default async function globalSetup(): Promise<void> {
   const external = Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI);
+  // The lock that runs integration files one at a time (integration-environment.js), unique to this run.
+  process.env.CTXLEDGER_TEST_LOCK = join(tmpdir(), `ctxledger-integration-${process.pid}.lock`);
   let started = false;
   try {
     if (!external) {
