@@ -1,5 +1,5 @@
 // @ts-check
-const { mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { TestEnvironment } = require('jest-environment-node');
@@ -8,28 +8,29 @@ const { TestEnvironment } = require('jest-environment-node');
  * The integration project's test environment: Node's, holding a lock from before the file's first hook until after
  * its last one, so integration files run one at a time (as when Jest ran everything on one worker) while the unit
  * specs run on the other worker beside them. Fault tests stop brokers and time their answers under load: a second
- * heavy file beside them would change what they measure. The lock is a directory (CTXLEDGER_TEST_LOCK, set by the
- * global set-up) naming the worker that holds it; a holder that died is replaced.
+ * heavy file beside them would change what they measure.
+ *
+ * The lock is a queue of tickets in a directory (CTXLEDGER_TEST_LOCK, set by the global set-up), one file per
+ * waiting worker named by when it came and its pid: the oldest ticket holds the lock, so a worker that just
+ * released it cannot take it again before one that was waiting. A ticket whose process is gone is removed.
  */
 class IntegrationEnvironment extends TestEnvironment {
   /** @type {string | undefined} */
-  lock = process.env.CTXLEDGER_TEST_LOCK;
-  held = false;
+  ticket;
 
   async setup() {
-    if (this.lock) {
-      const lock = this.lock;
+    const dir = process.env.CTXLEDGER_TEST_LOCK;
+    if (dir) {
+      mkdirSync(dir, { recursive: true });
+      const mine = `${String(Date.now()).padStart(15, '0')}-${String(process.pid).padStart(10, '0')}`;
+      writeFileSync(join(dir, mine), '');
+      this.ticket = join(dir, mine);
       for (;;) {
-        try {
-          mkdirSync(lock);
-          writeFileSync(join(lock, 'pid'), String(process.pid));
-          this.held = true;
-          break;
-        } catch (error) {
-          if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'EEXIST') throw error;
-          if (holderDied(lock)) rmSync(lock, { recursive: true, force: true });
-          else await sleep(200);
-        }
+        const first = readdirSync(dir)
+          .sort()
+          .find((ticket) => alive(ticket) || (rmSync(join(dir, ticket), { force: true }), false));
+        if (first === mine) break;
+        await sleep(200);
       }
     }
     await super.setup();
@@ -39,26 +40,21 @@ class IntegrationEnvironment extends TestEnvironment {
     try {
       await super.teardown();
     } finally {
-      if (this.held && this.lock) rmSync(this.lock, { recursive: true, force: true });
-      this.held = false;
+      if (this.ticket) rmSync(this.ticket, { force: true });
+      this.ticket = undefined;
     }
   }
 }
 
-/** The lock names a process that is gone (read after a short grace: the holder writes its pid right after mkdir). */
-function holderDied(/** @type {string} */ lock) {
-  let pid;
-  try {
-    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
-  } catch {
-    return false; // just taken, pid not written yet (or just released)
-  }
+/** The process that took the ticket is still running. */
+function alive(/** @type {string} */ ticket) {
+  const pid = Number(ticket.split('-')[1]);
   if (!pid) return false;
   try {
     process.kill(pid, 0);
-    return false;
+    return true;
   } catch (error) {
-    return /** @type {NodeJS.ErrnoException} */ (error).code === 'ESRCH';
+    return /** @type {NodeJS.ErrnoException} */ (error).code !== 'ESRCH';
   }
 }
 
