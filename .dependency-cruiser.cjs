@@ -27,7 +27,7 @@ module.exports = {
       comment: 'the engine is the innermost layer: it imports no other library of ours',
       severity: 'error',
       from: { path: 'libs/context-engine/' },
-      to: { path: 'libs/(contracts|kafka|persistence|observability|platform)/' },
+      to: { path: 'libs/(config|contracts|kafka|persistence|observability|platform)/' },
     },
     {
       name: 'no-cycles',
@@ -40,7 +40,7 @@ module.exports = {
       name: 'platform-is-the-outermost-lib',
       comment: 'platform composes the other libraries for the services: none of them imports it (specs included)',
       severity: 'error',
-      from: { path: 'libs/(context-engine|contracts|kafka|persistence|observability)/' },
+      from: { path: 'libs/(config|context-engine|contracts|kafka|persistence|observability)/' },
       to: { path: 'libs/platform/' },
     },
     {
@@ -56,6 +56,13 @@ module.exports = {
       severity: 'error',
       from: { path: 'libs/contracts/' },
       to: { path: 'libs/(kafka|persistence)/' },
+    },
+    {
+      name: 'config-imports-no-lib',
+      comment: 'the environment-validation toolkit under every adapter that owns variables: it imports no lib',
+      severity: 'error',
+      from: { path: 'libs/config/' },
+      to: { path: 'libs/(context-engine|contracts|kafka|persistence|observability|platform)/' },
     },
     {
       name: 'observability-imports-no-lib',

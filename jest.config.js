@@ -37,6 +37,10 @@ const common = {
 /** @type {import('jest').Config} */
 const config = {
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // Two workers (Jest's default on these 2-core machines is one): the integration files hold a lock and run one at
+  // a time on either (integration-environment.js), the unit specs run on the other meanwhile (test-sequencer.js).
+  maxWorkers: 2,
+  testSequencer: '<rootDir>/test/support/test-sequencer.js',
   projects: [
     {
       ...common,
@@ -47,6 +51,8 @@ const config = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      // One integration file at a time, whichever worker runs it.
+      testEnvironment: '<rootDir>/test/support/integration-environment.js',
       // Runs only when a test of this project is selected: brings the local stack up if it is not.
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',

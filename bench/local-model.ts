@@ -78,7 +78,6 @@ async function run(threads: number): Promise<Record<string, string | number>> {
       timeoutMs: 300_000,
       retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 100 },
       outputHeadroomTokens: 0,
-      pauseAfterStore: false,
     },
     clients: { local: client },
   });

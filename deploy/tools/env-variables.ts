@@ -12,6 +12,8 @@ export type AppName = keyof typeof APP_PORTS;
 export function knownVariables(): Set<string> {
   const files = [
     'libs/platform/src/config/base-env.ts',
+    'libs/kafka/src/config/kafka.env.ts',
+    'libs/persistence/src/config/mongo.env.ts',
     ...Object.keys(APP_PORTS).map((app) => `apps/${app}/src/config/${app}.env.ts`),
   ];
   const names = new Set(['NODE_ENV', 'NODE_OPTIONS']);

@@ -4,6 +4,7 @@ import { healthyWithoutConsumer, SteadyLoad } from '../support/fault/load';
 import { quiescent } from '../support/fault/pipeline';
 import { expectAcknowledgedServed, expectReferenceBlocks } from '../support/fault/verdicts';
 import { loadTranscripts } from '../support/transcripts';
+import { ownStackPorts } from '../support/stack-settings';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -13,7 +14,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * kafkajs restarting it: the group stayed empty, lag grew, and /health kept answering 200.
  */
 describe('fault: the broker restarted under steady load (own stack instance)', () => {
-  const run = new FaultRun('fault-broker-restart', 'fr', { kafka: 19_104, controller: 19_105, mongo: 19_106 });
+  const run = new FaultRun('fault-broker-restart', 'fr', ownStackPorts(10));
   const { stack, topics } = run;
   let services: Pipeline;
   const config = { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };

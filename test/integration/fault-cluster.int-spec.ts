@@ -6,6 +6,7 @@ import { healthyWithoutConsumer, SteadyLoad } from '../support/fault/load';
 import { quiescent } from '../support/fault/pipeline';
 import { expectAcknowledgedServed, expectReferenceBlocks } from '../support/fault/verdicts';
 import { loadTranscripts } from '../support/transcripts';
+import { ownStackPorts } from '../support/stack-settings';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,7 +38,7 @@ function brokersUnreachable(message: unknown): boolean {
  * writable throughout, so acknowledged messages keep coming while a broker is down.
  */
 describe('fault: brokers of a three-broker cluster stopped one at a time under load (own cluster instance)', () => {
-  const run = new FaultRun('fault-cluster', 'fc', { kafka: 19_110, controller: 19_113, mongo: 19_116, brokers: 3 });
+  const run = new FaultRun('fault-cluster', 'fc', ownStackPorts(20, 3));
   const { stack, topics } = run;
   let services: Pipeline;
   const config = { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };

@@ -11,10 +11,11 @@ import { readModelDocuments, runRebuild } from './session-harness';
 const KILLS_PER_SERVICE = Number(process.env.FAULT_KILLS_PER_SERVICE ?? 2);
 const SERVICES = ['compaction-service', 'session-service', 'summarizer-service'] as const;
 
-describe('fault: each service SIGKILLed at random points during a replay of many sessions (own stack instance)', () => {
+describe('fault: each service SIGKILLed at random points during a replay of many sessions (shared stack)', () => {
   const seed = faultSeed();
   const random = new SeededRandom(seed);
-  const run = new FaultRun('fault-kills', 'fk', { kafka: 19_692, controller: 19_693, mongo: 27_618 });
+  // Kills services, never the broker or the database: the run's stack, with a topic prefix and databases of its own.
+  const run = new FaultRun('fault-kills', 'fk', 'shared');
   const { stack, prefix, database, topics } = run;
   const rebuiltDb = run.alsoDrop(`${database.slice(0, 52)}_rebuilt`);
   const services = new Map<string, RestartableService>();

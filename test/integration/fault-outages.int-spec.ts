@@ -7,6 +7,7 @@ import { quiescent } from '../support/fault/pipeline';
 import { faultSeed, SeededRandom } from '../support/fault/seeded-random';
 import { loadTranscripts, type Transcript } from '../support/transcripts';
 import { readModelDocuments, runRebuild } from './session-harness';
+import { ownStackPorts } from '../support/stack-settings';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -70,7 +71,7 @@ const total = (writers: readonly Writer[], status: number) =>
 describe('fault: the broker and the MongoDB-wire server stopped and restarted (own stack instance)', () => {
   const seed = faultSeed();
   const random = new SeededRandom(seed + 1);
-  const run = new FaultRun('fault-outages', 'fo', { kafka: 19_792, controller: 19_793, mongo: 27_718 });
+  const run = new FaultRun('fault-outages', 'fo', ownStackPorts(40));
   const { stack, database, topics } = run;
   const rebuiltDb = run.alsoDrop(`${database.slice(0, 52)}_rebuilt`);
   let services: Pipeline;

@@ -3,20 +3,23 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
-import { ConfigService } from '@nestjs/config';
 import { Kafka, logLevel } from 'kafkajs';
 import mongoose from 'mongoose';
-import { kafkaClientConfig, kafkaSettingsFromConfig } from '@ctxledger/kafka';
-import { mongoOptionsFromConfig } from '@ctxledger/persistence';
-import { BaseServiceEnv, validateEnv } from '@ctxledger/platform';
+import { kafkaClientConfig, kafkaSettingsFromEnv } from '@ctxledger/kafka';
+import { mongoConnectionOptions } from '@ctxledger/persistence';
+import { BaseServiceEnv, validateServiceEnv } from '@ctxledger/platform';
 import { startService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
 
 class Env extends BaseServiceEnv {
   override PORT = 3000;
 }
-const configFrom = (raw: Record<string, string>) =>
-  new ConfigService({ ...validateEnv(Env)(raw), SERVICE_NAME: 'tls-test' });
+/** The validated environment of a service named tls-test, as at boot. */
+const configFrom = validateServiceEnv(Env);
+const kafkaSettingsFromConfig = (config: ReturnType<typeof configFrom>) =>
+  kafkaSettingsFromEnv(config.kafka, 'tls-test');
+const mongoOptionsFromConfig = (config: ReturnType<typeof configFrom>) =>
+  mongoConnectionOptions(config.mongo, { appName: 'tls-test' });
 
 /** A CA, a server certificate for 127.0.0.1 and a client certificate (its key encrypted), made with openssl. */
 function makeCertificates(dir: string): void {

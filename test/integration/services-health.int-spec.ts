@@ -1,6 +1,7 @@
 import { stackAsync, stackEnv } from '../../tools/local-stack';
 import { SERVICES } from '../support/global-setup';
 import { startService, type RunningService } from '../support/service-process';
+import { ownStackPorts } from '../support/stack-settings';
 
 async function health(service: RunningService): Promise<{ status: number; body: any }> {
   const res = await fetch(`${service.url}/health`);
@@ -33,12 +34,13 @@ describe('services boot and report their dependencies', () => {
 
   describe('on a stack of its own whose broker is stopped', () => {
     // A second stack instance, so stopping its broker disturbs no other test.
+    const ports = ownStackPorts(50);
     const alt = {
       ...process.env,
       STACK_INSTANCE: `health-${process.pid}`,
-      KAFKA_PORT: '19192',
-      KAFKA_CONTROLLER_PORT: '19193',
-      MONGO_PORT: '27118',
+      KAFKA_PORT: String(ports.kafka),
+      KAFKA_CONTROLLER_PORT: String(ports.controller),
+      MONGO_PORT: String(ports.mongo),
     };
     // Async, so the event loop (and the HTTP client's view of its keep-alive sockets) runs while Kafka restarts.
     const stackCmd = (command: string) => stackAsync(command, alt);

@@ -1,14 +1,16 @@
 import { stackAsync, stackEnv } from '../../tools/local-stack';
 import { dropDatabase, startSessionService, until, type SessionServiceUnderTest } from './session-harness';
+import { ownStackPorts } from '../support/stack-settings';
 
 describe('session service when Kafka is down (a stack instance of its own)', () => {
   // A second stack instance, so stopping its broker disturbs no other test.
+  const ports = ownStackPorts(60);
   const alt = {
     ...process.env,
     STACK_INSTANCE: `session-down-${process.pid}`,
-    KAFKA_PORT: '19392',
-    KAFKA_CONTROLLER_PORT: '19393',
-    MONGO_PORT: '27318',
+    KAFKA_PORT: String(ports.kafka),
+    KAFKA_CONTROLLER_PORT: String(ports.controller),
+    MONGO_PORT: String(ports.mongo),
   };
   // Async: a blocked event loop (seconds while Kafka starts) made the HTTP client reuse a keep-alive socket the
   // server had closed meanwhile ("other side closed").

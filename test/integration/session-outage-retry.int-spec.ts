@@ -2,6 +2,7 @@ import { FaultRun } from '../support/fault/fault-run';
 import { quiescent } from '../support/fault/pipeline';
 import { readTopic } from '../support/kafka-helpers';
 import type { RunningService } from '../support/service-process';
+import { ownStackPorts } from '../support/stack-settings';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -87,13 +88,7 @@ class RuleFollowingWriter {
 }
 
 describe('session service: writes during a broker outage have an unknown outcome, and the retry rule stores each once (own stack instance)', () => {
-  // Ports of this test's own stack instance, next to the ones the run was given (machines are shared).
-  const kafkaPort = Number(process.env.KAFKA_PORT ?? 9092) + 400;
-  const run = new FaultRun('session-outage-retry', 'or', {
-    kafka: kafkaPort,
-    controller: kafkaPort + 1,
-    mongo: Number(process.env.MONGO_PORT ?? 27017) + 400,
-  });
+  const run = new FaultRun('session-outage-retry', 'or', ownStackPorts(70));
   const { stack } = run;
   let session: RunningService | undefined;
 

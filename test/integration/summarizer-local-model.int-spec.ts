@@ -55,7 +55,6 @@ function settings(overrides: Partial<SummarizerSettings> = {}): SummarizerSettin
     timeoutMs: 120_000,
     retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 100 },
     outputHeadroomTokens: 0,
-    pauseAfterStore: false,
     ...overrides,
   };
 }

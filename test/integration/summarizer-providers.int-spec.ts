@@ -57,7 +57,6 @@ function settings(
     timeoutMs: 3000,
     retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 5000 },
     outputHeadroomTokens: 256,
-    pauseAfterStore: false,
     ...overrides,
   };
 }

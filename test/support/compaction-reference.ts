@@ -7,6 +7,7 @@ import { CompactionMetrics } from '../../apps/compaction-service/src/compaction/
 import { CompactionService } from '../../apps/compaction-service/src/compaction/compaction.service';
 import type { EventPublisher, Outgoing } from '../../apps/compaction-service/src/compaction/event-publisher';
 import { SessionPauses } from '../../apps/compaction-service/src/compaction/session-pauses';
+import { CompactionServiceEnv } from '../../apps/compaction-service/src/config/compaction-service.env';
 import type { SummaryTimeouts } from '../../apps/compaction-service/src/compaction/summary-timeouts';
 
 /**
@@ -22,15 +23,17 @@ export async function referenceBlocks(
   const publisher = { publish: async (out: readonly Outgoing[]) => void published.push(...out) };
   const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
   const metrics = new CompactionMetrics(new Registry());
-  const config = { get: <T>(name: string) => env[name] as T };
-  // The pauses the service noted are in the log: the reference folds them and notes none of its own.
-  const pauses = new SessionPauses({ get: <T>(name: string) => env[name] as T });
+  // The pauses the service noted are in the log: the reference folds them (with the service's policy) and notes
+  // none of its own.
+  const pauses = new SessionPauses({
+    DIGEST_SUMMARY_QUIET_MS: Number(env.DIGEST_SUMMARY_QUIET_MS ?? new CompactionServiceEnv().DIGEST_SUMMARY_QUIET_MS),
+  });
   const service = new CompactionService(
     publisher as unknown as EventPublisher,
     timeouts as unknown as SummaryTimeouts,
     metrics,
     pauses,
-    config,
+    env,
   );
   Logger.overrideLogger(false); // its refusals are logged as warnings: expected, and noise in a test's output
   try {

@@ -1,5 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { execFile, execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { repoRoot, SERVICE_NAMES, stack, stackEnv, stackIsUp } from '../../tools/local-stack';
 
 export { SERVICE_NAMES as SERVICES } from '../../tools/local-stack';
@@ -8,12 +10,14 @@ export { SERVICE_NAMES as SERVICES } from '../../tools/local-stack';
  * Brings the local Kafka + MongoDB-wire stack up when it is not already running (and remembers
  * whether it did, so the teardown stops only what this run started), exports its settings to the
  * test workers, installs kcat, prometheus/promtool and chromium (the inspector's browser tests) when missing, and builds the services the tests
- * start as processes. When a later step fails (a build error), the stack it started is stopped again, so the
+ * start as processes (the three builds at once, without Nest's per-build type check: see build-webpack.js). When a later step fails (a build error), the stack it started is stopped again, so the
  * next run or `npm start` does not meet busy ports.
  * KAFKA_BROKERS / MONGODB_URI already in the environment point the tests at an external stack instead.
  */
-export default function globalSetup(): void {
+export default async function globalSetup(): Promise<void> {
   const external = Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI);
+  // The lock that runs integration files one at a time (integration-environment.js), unique to this run.
+  process.env.CTXLEDGER_TEST_LOCK = join(tmpdir(), `ctxledger-integration-${process.pid}.lock`);
   let started = false;
   try {
     if (!external) {
@@ -30,7 +34,7 @@ export default function globalSetup(): void {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
     }).trim();
-    for (const name of SERVICE_NAMES) build(name);
+    await Promise.all(SERVICE_NAMES.map(build));
   } catch (error) {
     if (started) stack('down');
     throw error;
@@ -38,9 +42,13 @@ export default function globalSetup(): void {
 }
 
 /** `nest build <name>`, quiet unless it fails: then the error carries the compiler's output. */
-function build(name: string): void {
+async function build(name: string): Promise<void> {
   try {
-    execFileSync(resolve(repoRoot, 'node_modules/.bin/nest'), ['build', name], { stdio: 'pipe', cwd: repoRoot });
+    await promisify(execFile)(
+      resolve(repoRoot, 'node_modules/.bin/nest'),
+      ['build', name, '--webpackPath', 'test/support/build-webpack.js'],
+      { cwd: repoRoot, env: { ...process.env, CTXLEDGER_BUILD_PROJECT: name }, maxBuffer: 64 * 1024 * 1024 },
+    );
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
     throw new Error(`nest build ${name} failed:\n${stdout?.toString() ?? ''}${stderr?.toString() ?? ''}`, {

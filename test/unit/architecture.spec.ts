@@ -48,7 +48,7 @@ describe('architecture rules (dependency-cruiser)', () => {
     expect(rules).toMatch(/engine-does-no-io -> (node:)?fs/);
   }, 60_000);
 
-  it('the rules catch a lib cycle through a spec file, a lib importing platform, sibling adapters, contracts on an adapter', () => {
+  it('the rules catch a lib cycle through a spec file, a lib importing platform, sibling adapters, contracts on an adapter, config on a lib', () => {
     const { violations } = cruise(resolve(root, 'test/fixtures/tangled-libs'), ['libs']);
     const rules = violations.map((v) => `${v.rule}: ${v.from} -> ${v.to}`).join('\n');
     expect(rules).toMatch(/no-cycles: libs\/(kafka|platform)\/src\//);
@@ -61,5 +61,6 @@ describe('architecture rules (dependency-cruiser)', () => {
     expect(rules).toMatch(
       /contracts-above-the-adapters: libs\/contracts\/src\/codec\.ts -> libs\/kafka\/src\/settings\.ts/,
     );
+    expect(rules).toMatch(/config-imports-no-lib: libs\/config\/src\/validate\.ts -> libs\/kafka\/src\/settings\.ts/);
   }, 60_000);
 });

@@ -60,7 +60,6 @@ function localAnswerer(o: ModelDigestOptions) {
       timeoutMs: o.timeoutMs,
       retry: { maxAttempts: 1, baseDelayMs: 10, maxDelayMs: 100 },
       outputHeadroomTokens: 0,
-      pauseAfterStore: false,
     },
     clients: { local: client },
   });

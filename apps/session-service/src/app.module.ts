@@ -23,15 +23,18 @@ export const SESSION_SERVICE = 'session-service';
 export class AppModule {}
 
 /**
- * The projector alone (the rebuild command): no HTTP use case, no producer of session events. A function,
- * so the environment is read when it is called (the rebuild points MONGODB_URI at its target first).
+ * The projector alone (the rebuild command): no HTTP use case, no producer of session events, the read model in
+ * `database` instead of MONGODB_URI's.
  */
 @Module({})
 export class ProjectorOnlyModule {
-  static create(): DynamicModule {
+  static create(database: string): DynamicModule {
     return {
       module: ProjectorOnlyModule,
-      imports: [PlatformModule.forService({ serviceName: SESSION_SERVICE, env: SessionServiceEnv }), ProjectorModule],
+      imports: [
+        PlatformModule.forService({ serviceName: SESSION_SERVICE, env: SessionServiceEnv, database }),
+        ProjectorModule,
+      ],
     };
   }
 }

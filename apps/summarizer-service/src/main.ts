@@ -1,35 +1,26 @@
 import 'reflect-metadata';
-import { ConfigService } from '@nestjs/config';
 import { Logger } from '@nestjs/common';
 import { KAFKA_CLIENT, KAFKA_SETTINGS, KafkaEventTransport, type KafkaSettings } from '@ctxledger/kafka';
-import { bootstrapService } from '@ctxledger/platform';
+import { bootstrapService, SERVICE_ENV } from '@ctxledger/platform';
 import { AppModule } from './app.module';
-import type { SummarizerSettings } from './config/summarizer-settings';
+import type { SummarizerServiceEnv } from './config/summarizer-service.env';
+import { describeProviders, type SummarizerSettings } from './config/summarizer-settings';
 import { SUMMARIZER_SETTINGS } from './summarization/summarization.tokens';
 import { ConsumerMetrics } from '@ctxledger/observability';
 
 bootstrapService(AppModule, 'summarizer-service', {
   microservice: (app) => {
     const kafka = app.get<KafkaSettings>(KAFKA_SETTINGS);
-    const config = app.get(ConfigService);
+    const env = app.get<SummarizerServiceEnv>(SERVICE_ENV);
     const settings = app.get<SummarizerSettings>(SUMMARIZER_SETTINGS);
-    // Providers and models only: keys are never logged.
-    const llms = Object.values(settings.providers)
-      .map(
-        (p) =>
-          `${p!.provider} (${p!.defaultModel}${p!.baseUrl ? ` at ${p!.baseUrl}` : ''}, ≤${p!.maxConcurrency} calls)`,
-      )
-      .join(', ');
-    new Logger('Summarizer').log(
-      `default provider ${settings.defaultProvider}; fallback ${settings.fallback}; LLM providers: ${llms || 'none (offline only)'}`,
-    );
+    new Logger('Summarizer').log(describeProviders(settings));
     return new KafkaEventTransport({
       kafka: app.get(KAFKA_CLIENT),
       topics: kafka.topics,
       streams: ['summaryRequests'],
-      groupId: config.get<string>('SUMMARIZER_GROUP_ID') ?? `${kafka.topicPrefix}.summarizer`,
+      groupId: env.SUMMARIZER_GROUP_ID ?? `${kafka.topicPrefix}.summarizer`,
       consumerName: 'summarizer-service',
-      partitionsConsumedConcurrently: config.getOrThrow<number>('SUMMARIZER_PARTITIONS_CONCURRENTLY'),
+      partitionsConsumedConcurrently: env.SUMMARIZER_PARTITIONS_CONCURRENTLY,
       onOutcome: app.get(ConsumerMetrics).record,
       onLagProbe: app.get(ConsumerMetrics).watchLag,
     });

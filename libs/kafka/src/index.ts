@@ -1,4 +1,5 @@
 export * from './kafka.tokens';
+export * from './config/kafka.env';
 export * from './kafka-settings';
 export * from './kafka.module';
 export * from './kafka-health.indicator';

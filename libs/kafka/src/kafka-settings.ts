@@ -20,7 +20,7 @@ export interface KafkaSasl {
   readonly password: string;
 }
 
-/** The security variables of the environment (validated by the platform's BaseServiceEnv). */
+/** The TLS and SASL variables of the environment (validated as KafkaEnv, config/kafka.env.ts). */
 export interface KafkaSecurityInput {
   readonly KAFKA_SSL?: boolean;
   readonly KAFKA_SSL_CA_FILE?: string;

@@ -1,79 +1,26 @@
-import { Global, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Inject, Logger, Module, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { Kafka, logLevel } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
+import { kafkaEnv, type KafkaEnv } from './config/kafka.env';
 import { EventProducer } from './event-producer';
 import { KafkaHealthIndicator } from './kafka-health.indicator';
 import { nestKafkaLogCreator } from './kafka-logger';
-import {
-  describeKafkaSecurity,
-  kafkaClientConfig,
-  kafkaSettings,
-  type KafkaSecurityInput,
-  type KafkaSettings,
-} from './kafka-settings';
+import { describeKafkaSecurity, kafkaClientConfig, kafkaSettings, type KafkaSettings } from './kafka-settings';
 import { KAFKA_CLIENT, KAFKA_SETTINGS } from './kafka.tokens';
 import { ensureTopics } from './topic-admin';
 
-/** The environment variables of the Kafka client's TLS and SASL settings. */
-const SECURITY_VARIABLES: readonly (keyof KafkaSecurityInput)[] = [
-  'KAFKA_SSL',
-  'KAFKA_SSL_CA_FILE',
-  'KAFKA_SSL_CA',
-  'KAFKA_SSL_CERT_FILE',
-  'KAFKA_SSL_CERT',
-  'KAFKA_SSL_KEY_FILE',
-  'KAFKA_SSL_KEY',
-  'KAFKA_SSL_KEY_PASSPHRASE',
-  'KAFKA_SSL_REJECT_UNAUTHORIZED',
-  'KAFKA_SASL_MECHANISM',
-  'KAFKA_SASL_USERNAME',
-  'KAFKA_SASL_PASSWORD',
-];
-
-/** The Kafka settings of a service from its validated config. */
-export function kafkaSettingsFromConfig(config: ConfigService): KafkaSettings {
-  const security = Object.fromEntries(
-    SECURITY_VARIABLES.map((name) => [name, config.get<unknown>(name)]).filter(([, v]) => v !== undefined),
-  ) as KafkaSecurityInput;
-  return kafkaSettings({
-    brokers: config.getOrThrow<string[]>('KAFKA_BROKERS'),
-    clientId: config.getOrThrow<string>('SERVICE_NAME'),
-    topicPrefix: config.getOrThrow<string>('TOPIC_PREFIX'),
-    security,
-  });
+/** The Kafka settings of a service from its validated Kafka variables; `clientId` is the service's name. */
+export function kafkaSettingsFromEnv(env: KafkaEnv, clientId: string): KafkaSettings {
+  const { KAFKA_BROKERS, TOPIC_PREFIX, ...security } = env;
+  return kafkaSettings({ brokers: KAFKA_BROKERS, clientId, topicPrefix: TOPIC_PREFIX, security });
 }
 
 /**
- * The one place that builds the kafkajs client. Reads KAFKA_BROKERS, TOPIC_PREFIX, the TLS and SASL
- * variables and the service name (SERVICE_NAME, set by the platform module) from the validated config.
+ * The one place that builds the kafkajs client, from the validated Kafka variables (KafkaEnv: KAFKA_BROKERS,
+ * TOPIC_PREFIX, TLS and SASL) and the service's name (`forService`).
  */
-@Global()
-@Module({
-  imports: [TerminusModule],
-  providers: [
-    {
-      provide: KAFKA_SETTINGS,
-      inject: [ConfigService],
-      useFactory: kafkaSettingsFromConfig,
-    },
-    {
-      provide: KAFKA_CLIENT,
-      inject: [KAFKA_SETTINGS],
-      useFactory: (settings: KafkaSettings) =>
-        new Kafka({
-          ...kafkaClientConfig(settings),
-          logLevel: logLevel.WARN,
-          logCreator: nestKafkaLogCreator,
-          retry: { initialRetryTime: 200, retries: 8 },
-        }),
-    },
-    KafkaHealthIndicator,
-    EventProducer,
-  ],
-  exports: [KAFKA_CLIENT, KAFKA_SETTINGS, KafkaHealthIndicator, EventProducer],
-})
+@Module({})
 export class KafkaModule implements OnApplicationBootstrap {
   private readonly logger = new Logger(KafkaModule.name);
 
@@ -81,6 +28,36 @@ export class KafkaModule implements OnApplicationBootstrap {
     @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
     @Inject(KAFKA_SETTINGS) private readonly settings: KafkaSettings,
   ) {}
+
+  /** Needs the `kafkaEnv` namespace of `@nestjs/config` (the platform composes it). */
+  static forService(serviceName: string): DynamicModule {
+    return {
+      module: KafkaModule,
+      global: true,
+      imports: [TerminusModule],
+      providers: [
+        {
+          provide: KAFKA_SETTINGS,
+          inject: [kafkaEnv.KEY],
+          useFactory: (env: KafkaEnv) => kafkaSettingsFromEnv(env, serviceName),
+        },
+        {
+          provide: KAFKA_CLIENT,
+          inject: [KAFKA_SETTINGS],
+          useFactory: (settings: KafkaSettings) =>
+            new Kafka({
+              ...kafkaClientConfig(settings),
+              logLevel: logLevel.WARN,
+              logCreator: nestKafkaLogCreator,
+              retry: { initialRetryTime: 200, retries: 8 },
+            }),
+        },
+        KafkaHealthIndicator,
+        EventProducer,
+      ],
+      exports: [KAFKA_CLIENT, KAFKA_SETTINGS, KafkaHealthIndicator, EventProducer],
+    };
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.logger.log(`Kafka ${this.settings.brokers.join(',')}: ${describeKafkaSecurity(this.settings)}`);

@@ -1,16 +1,12 @@
-import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { MongooseModule, type MongooseModuleOptions } from '@nestjs/mongoose';
+import { mongoEnv, type MongoEnv } from './config/mongo.env';
 
-/** The TLS and credential variables of the environment (validated by the platform's BaseServiceEnv). */
-export interface MongoSecurityInput {
-  readonly MONGODB_TLS?: boolean;
-  readonly MONGODB_TLS_CA_FILE?: string;
-  readonly MONGODB_TLS_CERT_KEY_FILE?: string;
-  readonly MONGODB_TLS_CERT_KEY_PASSWORD?: string;
-  readonly MONGODB_USERNAME?: string;
-  readonly MONGODB_PASSWORD?: string;
-  readonly MONGODB_AUTH_SOURCE?: string;
+export interface PersistenceOptions {
+  /** The connection's app name (the service's name). */
+  readonly appName: string;
+  /** Another database than MONGODB_URI's (the projection rebuild writes into one of its own). */
+  readonly database?: string;
 }
 
 const set = (v: string | undefined): v is string => v !== undefined && v !== '';
@@ -20,14 +16,14 @@ const set = (v: string | undefined): v is string => v !== undefined && v !== '';
  * URI's own `tls=`/`tlsCAFile=` options keep working; these only add to them).
  */
 export function mongoConnectionOptions(
-  uri: string,
-  appName: string,
-  env: MongoSecurityInput,
+  env: MongoEnv,
+  options: PersistenceOptions,
 ): MongooseModuleOptions & { uri: string } {
   return {
-    uri,
+    uri: env.MONGODB_URI,
     serverSelectionTimeoutMS: 5000,
-    appName,
+    appName: options.appName,
+    ...(options.database !== undefined && { dbName: options.database }),
     ...(env.MONGODB_TLS && { tls: true }),
     ...(set(env.MONGODB_TLS_CA_FILE) && { tlsCAFile: env.MONGODB_TLS_CA_FILE }),
     ...(set(env.MONGODB_TLS_CERT_KEY_FILE) && { tlsCertificateKeyFile: env.MONGODB_TLS_CERT_KEY_FILE }),
@@ -39,38 +35,24 @@ export function mongoConnectionOptions(
   };
 }
 
-const SECURITY_VARIABLES: readonly (keyof MongoSecurityInput)[] = [
-  'MONGODB_TLS',
-  'MONGODB_TLS_CA_FILE',
-  'MONGODB_TLS_CERT_KEY_FILE',
-  'MONGODB_TLS_CERT_KEY_PASSWORD',
-  'MONGODB_USERNAME',
-  'MONGODB_PASSWORD',
-  'MONGODB_AUTH_SOURCE',
-];
-
-/** The connection options of a service from its validated config. */
-export function mongoOptionsFromConfig(config: ConfigService): MongooseModuleOptions & { uri: string } {
-  const security = Object.fromEntries(SECURITY_VARIABLES.map((name) => [name, config.get<unknown>(name)]));
-  return mongoConnectionOptions(
-    config.getOrThrow<string>('MONGODB_URI'),
-    config.getOrThrow<string>('SERVICE_NAME'),
-    security as MongoSecurityInput,
-  );
-}
-
 /**
- * The one place that opens the MongoDB connection (MONGODB_URI, plus MONGODB_TLS* and MONGODB_USERNAME /
- * MONGODB_PASSWORD). Code stays inside the subset that FerretDB v1 supports (no transactions, change
- * streams, TTL or partial indexes) so the local stand-in and a real MongoDB run the same code.
+ * The one place that opens the MongoDB connection, from the validated MongoDB variables (MongoEnv: MONGODB_URI,
+ * MONGODB_TLS*, MONGODB_USERNAME / MONGODB_PASSWORD). Code stays inside the subset that FerretDB v1 supports (no
+ * transactions, change streams, TTL or partial indexes) so the local stand-in and a real MongoDB run the same code.
  */
-@Module({
-  imports: [
-    MongooseModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: mongoOptionsFromConfig,
-    }),
-  ],
-  exports: [MongooseModule],
-})
-export class PersistenceModule {}
+@Module({})
+export class PersistenceModule {
+  /** Needs the `mongoEnv` namespace of `@nestjs/config` (the platform composes it). */
+  static forService(options: PersistenceOptions): DynamicModule {
+    return {
+      module: PersistenceModule,
+      imports: [
+        MongooseModule.forRootAsync({
+          inject: [mongoEnv.KEY],
+          useFactory: (env: MongoEnv) => mongoConnectionOptions(env, options),
+        }),
+      ],
+      exports: [MongooseModule],
+    };
+  }
+}

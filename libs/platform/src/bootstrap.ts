@@ -1,7 +1,7 @@
 import type { INestApplication, Type } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
+import { SERVICE_ENV, type BaseServiceEnv } from './config/base-env';
 import { answerClientErrors } from './http/client-error';
 import { correlationMiddleware, CorrelationInterceptor } from './logging/http-correlation';
 import { ServiceLogger } from './logging/service-logger';
@@ -32,9 +32,7 @@ export async function bootstrapService(
   app.use(correlationMiddleware());
   app.useGlobalInterceptors(new CorrelationInterceptor());
   app.enableShutdownHooks();
-  const config = app.get(ConfigService);
-  const port = config.getOrThrow<number>('PORT');
-  const host = config.getOrThrow<string>('HOST');
+  const { PORT: port, HOST: host } = app.get<BaseServiceEnv>(SERVICE_ENV);
   await options.configure?.(app);
   if (options.microservice) {
     // Init first: topics ensured and producers connected before the first record is handled.

@@ -20,11 +20,12 @@ interface Tracked {
 }
 
 /**
- * One fault test's world: a stack instance of its own (FaultStack), a topic prefix and a database unique to the
- * run, the services' environment, and the teardown every fault test needs — stop what it started, keep the
- * outputs (FAULT_DUMP_DIR), drop the databases, stop the stack.
+ * One fault test's world: a stack instance of its own (FaultStack) — or the run's shared stack when the fault stops
+ * no part of it — a topic prefix and a database unique to the run, the services' environment, and the teardown
+ * every fault test needs — stop what it started, keep the outputs (FAULT_DUMP_DIR), drop the databases, stop the
+ * stack (its own).
  *
- *   const run = new FaultRun('fault-x', 'fx', { kafka: 19_104, controller: 19_105, mongo: 19_106 });
+ *   const run = new FaultRun('fault-x', 'fx', ownStackPorts(10)); // or 'shared'
  *   beforeAll(() => run.up({ KAFKA_SEND_TIMEOUT_MS: '2000' }), 240_000);
  *   afterAll(() => run.down(), 120_000);
  *   … const session = await run.start('session-service');

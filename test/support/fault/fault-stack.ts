@@ -4,13 +4,19 @@ import { Kafka, logLevel } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
 import { ensureTopics } from '@ctxledger/kafka';
 import { repoRoot, stackAsync, stackEnv } from '../../../tools/local-stack';
+import { testStack } from '../stack-settings';
 
 /**
  * A stack instance of a fault test's own (its own STACK_INSTANCE and ports), so stopping its broker or its
  * MongoDB-wire server disturbs no other test. Stops only the processes this instance recorded, by pid.
+ *
+ * `'shared'` instead of ports: the stack the whole run talks to (global set-up), for a fault that stops no part of
+ * the stack (a service killed): the run's own topic prefix and database keep it apart, and it boots no broker of
+ * its own. Such a stack refuses to be stopped.
  */
 export class FaultStack {
   readonly env: NodeJS.ProcessEnv;
+  readonly shared: boolean;
   brokers: string[] = [];
   mongoUri = '';
 
@@ -20,8 +26,13 @@ export class FaultStack {
    */
   constructor(
     readonly instance: string,
-    ports: { kafka: number; controller: number; mongo: number; brokers?: number },
+    ports: { kafka: number; controller: number; mongo: number; brokers?: number } | 'shared',
   ) {
+    this.shared = ports === 'shared';
+    if (ports === 'shared') {
+      this.env = { ...process.env };
+      return;
+    }
     this.env = {
       ...process.env,
       STACK_INSTANCE: instance,
@@ -34,10 +45,15 @@ export class FaultStack {
 
   /** Async, so the test's own clients keep running (and timing) while the broker stops or starts. */
   private async run(command: string, ...args: string[]): Promise<void> {
+    if (this.shared) throw new Error(`${this.instance}: the shared stack is not a test's to ${command}`);
     await stackAsync(command, this.env, args);
   }
 
   async up(): Promise<this> {
+    if (this.shared) {
+      ({ brokers: this.brokers, mongoUri: this.mongoUri } = testStack());
+      return this;
+    }
     await this.run('up');
     const settings = stackEnv(this.env);
     this.brokers = settings.KAFKA_BROKERS!.split(',');
@@ -47,6 +63,7 @@ export class FaultStack {
 
   /** Stops this instance and removes its state directory (the instance name is unique to the run). */
   async down(): Promise<void> {
+    if (this.shared) return;
     await this.run('down');
     rmSync(this.stateDir(), { recursive: true, force: true });
   }
@@ -86,6 +103,7 @@ export class FaultStack {
 
   /** SIGTERM to this instance's FerretDB (the pid it recorded), and wait until it is gone. */
   async mongoStop(): Promise<void> {
+    if (this.shared) throw new Error(`${this.instance}: the shared stack is not a test's to stop`);
     const stateDir = this.stateDir();
     const pid = Number(readFileSync(resolve(stateDir, 'mongo.pid'), 'utf8').trim());
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');

@@ -24,7 +24,7 @@ function serviceUnderTest() {
     publisher,
     timeouts as unknown as SummaryTimeouts,
     new CompactionMetrics(registry),
-    new SessionPauses({ get: <T>() => 0 as T }),
+    new SessionPauses({ DIGEST_SUMMARY_QUIET_MS: 0 }),
   );
   const errors = async () =>
     (await registry.getSingleMetric('ctxledger_compactions_total')!.get()).values

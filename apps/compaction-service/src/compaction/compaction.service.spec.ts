@@ -14,10 +14,9 @@ function serviceUnderTest(env: Record<string, string> = {}) {
   const publisher = { publish: async (out: readonly Outgoing[]) => void published.push(...out) } as EventPublisher;
   const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
   const metrics = new CompactionMetrics(new Registry());
-  const config = { get: <T>(name: string) => env[name] as T };
   // No quiet period unless a test sets one: a note's summary is asked at each compaction.
-  const pauses = new SessionPauses({ get: <T>(name: string) => (env[name] ?? 0) as T });
-  const service = new CompactionService(publisher, timeouts as unknown as SummaryTimeouts, metrics, pauses, config);
+  const pauses = new SessionPauses({ DIGEST_SUMMARY_QUIET_MS: Number(env.DIGEST_SUMMARY_QUIET_MS ?? 0) });
+  const service = new CompactionService(publisher, timeouts as unknown as SummaryTimeouts, metrics, pauses, env);
   return { service, published, pauses };
 }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { SERVICE_ENV } from '@ctxledger/platform';
 import {
   decide,
   effectiveTotal,
@@ -97,12 +97,11 @@ export class CompactionService {
     private readonly timeouts: SummaryTimeouts,
     private readonly metrics: CompactionMetrics,
     private readonly pauses: SessionPauses,
-    @Optional() @Inject(ConfigService) config?: Pick<ConfigService, 'get'>,
+    @Optional()
+    @Inject(SERVICE_ENV)
+    env?: { readonly DIGEST_SUMMARIES?: string; readonly SUMMARIZER_PROVIDER?: string },
   ) {
-    this.digestSummaries = digestSummariesSetting(
-      config?.get<string>('DIGEST_SUMMARIES'),
-      config?.get<string>('SUMMARIZER_PROVIDER'),
-    );
+    this.digestSummaries = digestSummariesSetting(env?.DIGEST_SUMMARIES, env?.SUMMARIZER_PROVIDER);
   }
 
   async handle(event: AnyEvent, origin: EventOrigin): Promise<void> {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { SERVICE_ENV } from '@ctxledger/platform';
+import type { CompactionServiceEnv } from '../config/compaction-service.env';
 
 /**
  * Notices when a session goes quiet: `DIGEST_SUMMARY_QUIET_MS` without a new message. The compaction service
@@ -18,8 +19,8 @@ export class SessionPauses implements OnModuleDestroy {
   /** 0: no pauses (the engine asks at each compaction instead). */
   readonly quietMs: number;
 
-  constructor(@Inject(ConfigService) config: Pick<ConfigService, 'get'>) {
-    this.quietMs = Number(config.get<number>('DIGEST_SUMMARY_QUIET_MS') ?? 2000);
+  constructor(@Inject(SERVICE_ENV) env: Pick<CompactionServiceEnv, 'DIGEST_SUMMARY_QUIET_MS'>) {
+    this.quietMs = env.DIGEST_SUMMARY_QUIET_MS;
   }
 
   /** Calls `onQuiet` once the session has had no message for the quiet period; a new call starts the wait over. */

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { SERVICE_ENV } from '@ctxledger/platform';
+import type { CompactionServiceEnv } from '../config/compaction-service.env';
 import { CompactionMetrics } from './compaction.metrics';
 import { EventPublisher } from './event-publisher';
 
@@ -14,11 +15,11 @@ export class SummaryTimeouts implements OnModuleDestroy {
   private readonly timeoutMs: number;
 
   constructor(
-    @Inject(ConfigService) config: ConfigService,
+    @Inject(SERVICE_ENV) env: CompactionServiceEnv,
     private readonly publisher: EventPublisher,
     private readonly metrics: CompactionMetrics,
   ) {
-    this.timeoutMs = config.getOrThrow<number>('SUMMARY_TIMEOUT_MS');
+    this.timeoutMs = env.SUMMARY_TIMEOUT_MS;
   }
 
   start(sessionId: string, requestId: string, tenant: string): void {

@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ContractViolationError, type AnyEvent } from '@ctxledger/contracts';
 import { EventProducer, RequestTooLargeError } from '@ctxledger/kafka';
+import { SERVICE_ENV } from '@ctxledger/platform';
+import type { SessionServiceEnv } from '../config/session-service.env';
 
 export interface Appended {
   readonly partition: number;
@@ -41,9 +42,9 @@ export class SessionEventPublisher {
 
   constructor(
     private readonly producer: EventProducer,
-    config: ConfigService,
+    @Inject(SERVICE_ENV) env: SessionServiceEnv,
   ) {
-    this.timeoutMs = config.getOrThrow<number>('KAFKA_SEND_TIMEOUT_MS');
+    this.timeoutMs = env.KAFKA_SEND_TIMEOUT_MS;
   }
 
   /** Validates every event first; throws ContractViolationError / AppendTooLargeError before sending. */

@@ -1,6 +1,6 @@
 import { hashApiKey, parseApiKeys, tenantOfKey } from './api-keys';
 import { resolveAuthMode } from './auth-mode';
-import { validateEnv } from '@ctxledger/platform';
+import { validateEnv } from '@ctxledger/config';
 import { SessionServiceEnv } from './session-service.env';
 
 const K1 = 'a'.repeat(32);

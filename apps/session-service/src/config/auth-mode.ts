@@ -1,4 +1,4 @@
-import { isSet } from '@ctxledger/platform';
+import { isSet } from '@ctxledger/config';
 
 export type AuthMode = 'api-key' | 'none';
 

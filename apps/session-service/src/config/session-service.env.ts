@@ -1,4 +1,5 @@
-import { BaseServiceEnv, isSet, Secret } from '@ctxledger/platform';
+import { isSet, Secret } from '@ctxledger/config';
+import { BaseServiceEnv } from '@ctxledger/platform';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { parseApiKeys } from './api-keys';

@@ -7,11 +7,13 @@ import {
   type CanActivate,
   type ExecutionContext,
   type OnApplicationBootstrap,
+  Inject,
 } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { DEFAULT_TENANT, ID_PATTERN, LIMITS } from '@ctxledger/contracts';
 import { parseApiKeys, tenantOfKey, type ApiKeyEntry } from '../config/api-keys';
 import { resolveAuthMode, type AuthMode } from '../config/auth-mode';
+import { SERVICE_ENV } from '@ctxledger/platform';
+import type { SessionServiceEnv } from '../config/session-service.env';
 import { isPublicPath } from './public-routes';
 
 export const TENANT_HEADER = 'x-tenant';
@@ -40,16 +42,12 @@ export class AuthGuard implements CanActivate, OnApplicationBootstrap {
   private readonly implicit: boolean;
   private readonly keys: readonly ApiKeyEntry[];
 
-  constructor(config: ConfigService) {
-    const auth = resolveAuthMode({
-      AUTH_MODE: config.get<AuthMode>('AUTH_MODE'),
-      API_KEYS: config.get<string>('API_KEYS'),
-      HOST: config.getOrThrow<string>('HOST'),
-    });
+  constructor(@Inject(SERVICE_ENV) env: SessionServiceEnv) {
+    const auth = resolveAuthMode(env);
     if ('problem' in auth) throw new Error(auth.problem); // validated at boot already; never serve open by mistake
     this.mode = auth.mode;
     this.implicit = auth.implicit;
-    this.keys = this.mode === 'api-key' ? parseApiKeys(config.getOrThrow<string>('API_KEYS')).entries : [];
+    this.keys = this.mode === 'api-key' ? parseApiKeys(env.API_KEYS ?? '').entries : [];
   }
 
   onApplicationBootstrap(): void {

@@ -1,8 +1,9 @@
 import { BadRequestException, ValidationPipe, type INestApplication, type ValidationPipeOptions } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { flattenViolations } from '@ctxledger/contracts';
+import { SERVICE_ENV } from '@ctxledger/platform';
+import type { SessionServiceEnv } from '../config/session-service.env';
 import { requireJsonBodies, verifyJsonBody } from './json-body';
 
 /**
@@ -19,11 +20,11 @@ export const VALIDATION_OPTIONS: ValidationPipeOptions = {
 
 /** Body-size limit, validation, and the OpenAPI document at /v1/docs (JSON at /v1/docs-json). */
 export function configureHttp(app: INestApplication): void {
-  const config = app.get(ConfigService);
+  const env = app.get<SessionServiceEnv>(SERVICE_ENV);
   const express = app as NestExpressApplication;
   express.use(requireJsonBodies()); // 415 for a body of another type
   express.useBodyParser('json', {
-    limit: config.getOrThrow<number>('HTTP_BODY_LIMIT_BYTES'),
+    limit: env.HTTP_BODY_LIMIT_BYTES,
     // 400 for a body nested too deep (before the validation's recursive walk could overflow the stack) or not UTF-8
     verify: verifyJsonBody(),
   });

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule, type ThrottlerModuleOptions } from '@nestjs/throttler';
+import { SERVICE_ENV } from '@ctxledger/platform';
+import type { SessionServiceEnv } from '../config/session-service.env';
 import { AuthGuard } from './auth.guard';
 import { TenantThrottlerGuard } from './tenant-throttler.guard';
 
@@ -13,11 +14,11 @@ import { TenantThrottlerGuard } from './tenant-throttler.guard';
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService): ThrottlerModuleOptions => {
-        const limit = config.getOrThrow<number>('RATE_LIMIT_REQUESTS');
+      inject: [SERVICE_ENV],
+      useFactory: (env: SessionServiceEnv): ThrottlerModuleOptions => {
+        const limit = env.RATE_LIMIT_REQUESTS;
         return {
-          throttlers: [{ name: 'default', limit, ttl: config.getOrThrow<number>('RATE_LIMIT_WINDOW_MS') }],
+          throttlers: [{ name: 'default', limit, ttl: env.RATE_LIMIT_WINDOW_MS }],
           skipIf: () => limit === 0,
         };
       },

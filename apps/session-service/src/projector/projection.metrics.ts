@@ -1,13 +1,14 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import type { Admin, Kafka } from 'kafkajs';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { KAFKA_CLIENT, KAFKA_SETTINGS, type KafkaSettings } from '@ctxledger/kafka';
 import { METRICS_REGISTRY } from '@ctxledger/observability';
+import { SERVICE_ENV } from '@ctxledger/platform';
+import type { SessionServiceEnv } from '../config/session-service.env';
 
 /** The projector's group id (shared by every instance of one deployment). */
-export const projectorGroupId = (config: ConfigService, settings: KafkaSettings): string =>
-  config.get<string>('PROJECTOR_GROUP_ID') ?? `${settings.topicPrefix}.session-projector`;
+export const projectorGroupId = (env: Pick<SessionServiceEnv, 'PROJECTOR_GROUP_ID'>, settings: KafkaSettings): string =>
+  env.PROJECTOR_GROUP_ID ?? `${settings.topicPrefix}.session-projector`;
 
 const STREAMS = ['sessionEvents', 'blocks'] as const;
 
@@ -32,10 +33,10 @@ export class ProjectionMetrics implements OnModuleDestroy {
     @Inject(METRICS_REGISTRY) registry: Registry,
     @Inject(KAFKA_CLIENT) private readonly kafka: Kafka,
     @Inject(KAFKA_SETTINGS) private readonly settings: KafkaSettings,
-    config: ConfigService,
+    @Inject(SERVICE_ENV) env: SessionServiceEnv,
   ) {
     const registers = [registry];
-    const groupId = projectorGroupId(config, settings);
+    const groupId = projectorGroupId(env, settings);
     this.compactedOnRead = new Counter({
       name: 'ctxledger_history_compacted_on_read_total',
       help: 'History reads over budget that the cheap stages compacted on read (compaction still in flight)',

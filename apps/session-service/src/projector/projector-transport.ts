@@ -1,9 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { KAFKA_CLIENT, KAFKA_SETTINGS, KafkaEventTransport, type KafkaSettings } from '@ctxledger/kafka';
 import { ProjectionProgress } from './projection-progress';
 import { projectorGroupId } from './projection.metrics';
 import { ConsumerMetrics } from '@ctxledger/observability';
+import { SERVICE_ENV } from '@ctxledger/platform';
+import type { SessionServiceEnv } from '../config/session-service.env';
 
 /**
  * The projector's Kafka transport: both streams, whole partition batches, commits after the writes,
@@ -13,16 +14,16 @@ import { ConsumerMetrics } from '@ctxledger/observability';
  */
 export function projectorTransport(app: INestApplication, groupId?: string): KafkaEventTransport {
   const settings = app.get<KafkaSettings>(KAFKA_SETTINGS);
-  const config = app.get(ConfigService);
+  const env = app.get<SessionServiceEnv>(SERVICE_ENV);
   const progress = groupId === undefined ? app.get(ProjectionProgress) : undefined;
   return new KafkaEventTransport({
     kafka: app.get(KAFKA_CLIENT),
     topics: settings.topics,
     streams: ['sessionEvents', 'blocks'],
-    groupId: groupId ?? projectorGroupId(config, settings),
+    groupId: groupId ?? projectorGroupId(env, settings),
     consumerName: 'session-projector',
     fromBeginning: true,
-    partitionsConsumedConcurrently: config.getOrThrow<number>('PROJECTOR_PARTITIONS_CONCURRENTLY'),
+    partitionsConsumedConcurrently: env.PROJECTOR_PARTITIONS_CONCURRENTLY,
     onOutcome: app.get(ConsumerMetrics).record,
     onAssigned: (assignment, counts) =>
       progress?.assigned({

@@ -1,9 +1,10 @@
-import { GatewayTimeoutException, Injectable, Logger, NotFoundException } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { GatewayTimeoutException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { configure, renderHistory } from '@ctxledger/context-engine';
+import { SERVICE_ENV } from '@ctxledger/platform';
 import { LRUCache } from 'lru-cache';
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { ProjectionProgress } from '../projector/projection-progress';
+import type { SessionServiceEnv } from '../config/session-service.env';
 import type { SessionDocument } from '../read-models/sessions/session.document';
 import type { HistoryQueryDto } from './dto/history-query.dto';
 import type { HistoryResponseDto } from './dto/history-response.dto';
@@ -70,10 +71,10 @@ export class SessionQueriesService {
     private readonly metrics: ProjectionMetrics,
     private readonly messageCache: MessageCache,
     private readonly blockCache: BlockCache,
-    config: ConfigService,
+    @Inject(SERVICE_ENV) env: SessionServiceEnv,
   ) {
-    this.defaultWaitMs = config.getOrThrow<number>('READ_YOUR_WRITES_DEFAULT_MS');
-    this.maxWaitMs = config.getOrThrow<number>('READ_YOUR_WRITES_MAX_MS');
+    this.defaultWaitMs = env.READ_YOUR_WRITES_DEFAULT_MS;
+    this.maxWaitMs = env.READ_YOUR_WRITES_MAX_MS;
   }
 
   async history(tenant: string, sessionId: string, query: HistoryQueryDto): Promise<HistoryResponseDto> {

@@ -27,13 +27,6 @@ export function parseRebuildArgs(args: readonly string[]): RebuildOptions {
   return { database, timeoutMs };
 }
 
-/** MONGODB_URI with its database replaced (options kept). */
-export function withDatabase(uri: string, database: string): string {
-  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/.exec(uri);
-  if (!match) throw new Error(`MONGODB_URI is not a mongodb:// URI: ${uri}`);
-  return `${match[1]}/${database}${match[3] ?? ''}`;
-}
-
 /**
  * Replays the session and block streams from their first offsets into empty collections of another
  * database, with the projector's own code and a consumer group of its own, until every partition reached
@@ -41,12 +34,8 @@ export function withDatabase(uri: string, database: string): string {
  */
 export async function rebuildProjections(options: RebuildOptions): Promise<void> {
   const logger = new ConsoleLogger('rebuild-projections', { json: process.env.LOG_FORMAT === 'json' });
-  process.env.MONGODB_URI = withDatabase(
-    process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/ctxledger',
-    options.database,
-  );
-  process.env.PORT ??= '0';
-  const app = await NestFactory.create(ProjectorOnlyModule.create(), { logger: ['error', 'warn'] });
+  // The service's own environment, the read model written into the target database instead of MONGODB_URI's.
+  const app = await NestFactory.create(ProjectorOnlyModule.create(options.database), { logger: ['error', 'warn'] });
   await app.init();
   const store = app.get(ReadModelStore);
   const kafka = app.get<Kafka>(KAFKA_CLIENT);

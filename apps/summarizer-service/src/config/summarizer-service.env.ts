@@ -1,7 +1,7 @@
+import { Secret } from '@ctxledger/config';
 import { BaseServiceEnv } from '@ctxledger/platform';
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import {
-  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -20,8 +20,9 @@ export type LlmProviderName = Exclude<ProviderName, 'offline'>;
 export type RemoteProviderName = Exclude<LlmProviderName, 'local'>;
 
 const URL_PATTERN = /^https?:\/\/[^\s]+$/;
-const toBoolean = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.trim().toLowerCase()) : value;
+/** An API key is one token: a space or a new line in it is a paste gone wrong (an empty value means unset). */
+const API_KEY_PATTERN = /^\S*$/;
+const API_KEY_MESSAGE = 'must be one token, without spaces or new lines';
 
 /** The default provider must be usable: a key (or, for OpenAI-compatible servers, a base URL) is set. */
 function ProviderIsConfigured(): PropertyDecorator {
@@ -49,8 +50,8 @@ function ProviderIsConfigured(): PropertyDecorator {
 }
 
 /**
- * Environment of the summarizer-service (validated at boot). API keys are only checked for presence, never
- * echoed: a validation message names the variable, not its value.
+ * Environment of the summarizer-service (validated at boot). API keys are secrets (`@Secret`): a validation
+ * message names the variable, never its value, and each can be given as a file (`OPENAI_API_KEY_FILE`, …).
  */
 export class SummarizerServiceEnv extends BaseServiceEnv {
   @Type(() => Number)
@@ -120,17 +121,10 @@ export class SummarizerServiceEnv extends BaseServiceEnv {
   @Max(100_000)
   SUMMARIZER_OUTPUT_HEADROOM_TOKENS: number = 1024;
 
-  /**
-   * Test hook, never for production: after a result is stored and before it is published, log a marker and
-   * stop handling (the test then kills the process). Proves a restart reuses the stored result.
-   */
-  @Transform(toBoolean)
-  @IsBoolean()
-  SUMMARIZER_TEST_PAUSE_AFTER_STORE: boolean = false;
-
   // ----- OpenAI and every OpenAI-compatible server (vLLM, Ollama, LiteLLM, llama.cpp) -----
+  @Secret({ file: true })
   @IsOptional()
-  @IsString()
+  @Matches(API_KEY_PATTERN, { message: API_KEY_MESSAGE })
   OPENAI_API_KEY?: string;
 
   @IsOptional()
@@ -158,8 +152,9 @@ export class SummarizerServiceEnv extends BaseServiceEnv {
   OPENAI_MAX_TOKENS_PARAM?: 'max_tokens' | 'max_completion_tokens';
 
   // ----- Anthropic -----
+  @Secret({ file: true })
   @IsOptional()
-  @IsString()
+  @Matches(API_KEY_PATTERN, { message: API_KEY_MESSAGE })
   ANTHROPIC_API_KEY?: string;
 
   @IsOptional()
@@ -182,12 +177,14 @@ export class SummarizerServiceEnv extends BaseServiceEnv {
   ANTHROPIC_MAX_CONCURRENCY?: number;
 
   // ----- Google Gemini (the Gemini API; GOOGLE_API_KEY is accepted as an alias) -----
+  @Secret({ file: true })
   @IsOptional()
-  @IsString()
+  @Matches(API_KEY_PATTERN, { message: API_KEY_MESSAGE })
   GEMINI_API_KEY?: string;
 
+  @Secret({ file: true })
   @IsOptional()
-  @IsString()
+  @Matches(API_KEY_PATTERN, { message: API_KEY_MESSAGE })
   GOOGLE_API_KEY?: string;
 
   @IsOptional()

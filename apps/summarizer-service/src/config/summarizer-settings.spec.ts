@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validateEnv } from '@ctxledger/platform';
+import { validateEnv } from '@ctxledger/config';
 import { SummarizerServiceEnv } from './summarizer-service.env';
-import { secretsOf, summarizerSettings } from './summarizer-settings';
+import { describeProviders, secretsOf, summarizerSettings } from './summarizer-settings';
 
 const validate = validateEnv(SummarizerServiceEnv);
 
@@ -53,6 +53,67 @@ describe('summarizer settings', () => {
     });
     expect(settings.providers.google).toMatchObject({ apiKey: 'AIza-1234', defaultModel: 'gemini-2.5-flash' });
     expect(secretsOf(settings).sort()).toEqual(['AIza-1234', 'sk-ant-1234']);
+  });
+
+  describe('the LLM keys are secrets', () => {
+    const keys = {
+      OPENAI_API_KEY: 'sk-openai-9f8e7d6c5b4a',
+      ANTHROPIC_API_KEY: 'sk-ant-api03-1a2b3c4d5e6f',
+      GEMINI_API_KEY: 'AIza-gemini-0a1b2c3d4e5f',
+      GOOGLE_API_KEY: 'AIza-google-6f5e4d3c2b1a',
+    };
+    const thrown = (raw: Record<string, string>): string => {
+      try {
+        validate(raw);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('expected the configuration to be refused');
+    };
+    let dir: string;
+    beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'ctxledger-llm-keys-'))));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it.each(Object.entries(keys))('%s: a bad value is refused by name, the value never shown', (name, key) => {
+      const message = thrown({ [name]: `${key} pasted twice ${key}\n`, SUMMARIZER_FALLBACK: 'sometimes' });
+      expect(message).toMatch(
+        new RegExp(`${name}: must be one token, without spaces or new lines \\(value hidden: it is a secret\\)`),
+      );
+      expect(message).toMatch(/SUMMARIZER_FALLBACK: .*\(got "sometimes"\)/); // a value that is no secret is shown
+      expect(message).not.toContain(key);
+    });
+
+    it('a key given twice, or a missing key file, names the variables only', () => {
+      writeFileSync(join(dir, 'openai'), `${keys.OPENAI_API_KEY}\n`);
+      const twice = thrown({ OPENAI_API_KEY: keys.OPENAI_API_KEY, OPENAI_API_KEY_FILE: join(dir, 'openai') });
+      expect(twice).toMatch(/OPENAI_API_KEY: set it or OPENAI_API_KEY_FILE, not both/);
+      expect(twice).not.toContain(keys.OPENAI_API_KEY);
+      expect(thrown({ ANTHROPIC_API_KEY_FILE: join(dir, 'missing') })).toMatch(/ANTHROPIC_API_KEY_FILE: cannot read/);
+      expect(validate({ OPENAI_API_KEY_FILE: join(dir, 'openai') }).OPENAI_API_KEY).toBe(keys.OPENAI_API_KEY);
+    });
+
+    it('other errors and the boot log never carry a key that is set', () => {
+      const message = thrown({ ...keys, SUMMARIZER_PROVIDER: 'gemini', OPENAI_BASE_URL: 'ftp://x' });
+      expect(message).toMatch(/SUMMARIZER_PROVIDER/);
+      expect(message).toMatch(/OPENAI_BASE_URL: must be an http\(s\) URL/);
+      const warnings: string[] = [];
+      const settings = summarizerSettings(
+        validate({
+          ...keys,
+          OPENAI_BASE_URL: `https://user:${keys.OPENAI_API_KEY}@llm.example/v1`,
+          SUMMARIZER_PROVIDER: 'local',
+          LOCAL_MODEL_PATH: '/nonexistent/model.gguf',
+        }),
+        (m) => warnings.push(m),
+      );
+      const logged = [describeProviders(settings), ...warnings].join('\n');
+      expect(logged).toContain('openai (gpt-4o-mini at https://user:***@llm.example/v1');
+      expect(logged).toContain('anthropic (claude-haiku-4-5');
+      for (const key of Object.values(keys)) {
+        expect(message).not.toContain(key);
+        expect(logged).not.toContain(key);
+      }
+    });
   });
 
   it("uses OpenAI's max_completion_tokens on api.openai.com", () => {

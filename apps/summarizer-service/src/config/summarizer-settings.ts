@@ -42,7 +42,6 @@ export interface SummarizerSettings {
   readonly timeoutMs: number;
   readonly retry: RetrySettings;
   readonly outputHeadroomTokens: number;
-  readonly pauseAfterStore: boolean;
 }
 
 /**
@@ -109,9 +108,22 @@ export function summarizerSettings(
       maxDelayMs: env.SUMMARIZER_RETRY_MAX_MS,
     },
     outputHeadroomTokens: env.SUMMARIZER_OUTPUT_HEADROOM_TOKENS,
-    pauseAfterStore: env.SUMMARIZER_TEST_PAUSE_AFTER_STORE,
   };
 }
+
+/** The boot log line of the providers: names, models, base URLs and limits, never a key. */
+export function describeProviders(settings: SummarizerSettings): string {
+  const llms = Object.values(settings.providers)
+    .map(
+      (p) =>
+        `${p!.provider} (${p!.defaultModel}${p!.baseUrl ? ` at ${withoutPassword(p!.baseUrl)}` : ''}, ≤${p!.maxConcurrency} calls)`,
+    )
+    .join(', ');
+  return `default provider ${settings.defaultProvider}; fallback ${settings.fallback}; LLM providers: ${llms || 'none (offline only)'}`;
+}
+
+/** A URL with the password of its `user:password@` part masked. */
+const withoutPassword = (url: string) => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@]*):[^/@]*@/i, '$1:***@');
 
 /** Every secret of the settings, for redaction of error texts. */
 export function secretsOf(settings: SummarizerSettings): string[] {

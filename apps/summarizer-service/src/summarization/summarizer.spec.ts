@@ -37,7 +37,6 @@ describe('Summarizer.offline', () => {
       timeoutMs: 1000,
       retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
       outputHeadroomTokens: 0,
-      pauseAfterStore: false,
     },
     clients: {},
   } as unknown as ConstructorParameters<typeof Summarizer>[0]);

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { ConfigModule } from '@nestjs/config';
+import { SERVICE_ENV } from '@ctxledger/platform';
 import type { LlmProviderName, SummarizerServiceEnv } from '../config/summarizer-service.env';
 import { secretsOf, summarizerSettings, type SummarizerSettings } from '../config/summarizer-settings';
 import { createLlmClient } from '../providers/llm-clients';
@@ -13,17 +14,17 @@ import { KafkaResultPublisher, RESULT_PUBLISHER } from './result-publisher';
 import { SummaryRequestsHandler } from './summary-requests.handler';
 import { SummaryRequestsService } from './summary-requests.service';
 import { SUMMARY_STORE } from './summary-store';
+import { summarizerTestHooks } from '../testing/test-hooks';
 
 /** The composition root of the use case: settings from the validated environment, SDK clients, adapters. */
 @Module({
+  imports: [ConfigModule.forFeature(summarizerTestHooks)],
   controllers: [SummaryRequestsHandler],
   providers: [
     {
       provide: SUMMARIZER_SETTINGS,
-      inject: [ConfigService],
-      // The validated environment, read field by field through ConfigService.
-      useFactory: (config: ConfigService) =>
-        summarizerSettings(new Proxy({}, { get: (_, key: string) => config.get(key) }) as SummarizerServiceEnv),
+      inject: [SERVICE_ENV],
+      useFactory: (env: SummarizerServiceEnv) => summarizerSettings(env),
     },
     {
       provide: Summarizer,

@@ -1,6 +1,5 @@
 import { Registry } from 'prom-client';
 import { createEvent, type EventEnvelope, type SummaryRequestedData } from '@ctxledger/contracts';
-import type { SummarizerSettings } from '../config/summarizer-settings';
 import type { Summarizer, SummaryOutcome } from '../summarization/summarizer';
 import { SummarizerMetrics } from '../summarization/summarizer.metrics';
 import { resultEvent, type ResultPublisher } from './result-publisher';
@@ -27,9 +26,7 @@ function setup(outcomes: SummaryOutcome[]) {
   let calls = 0;
   const summarizer = { summarize: async () => outcomes[calls++] } as unknown as Summarizer;
   const registry = new Registry();
-  const service = new SummaryRequestsService(store, publisher, summarizer, new SummarizerMetrics(registry), {
-    pauseAfterStore: false,
-  } as SummarizerSettings);
+  const service = new SummaryRequestsService(store, publisher, summarizer, new SummarizerMetrics(registry));
   return { service, store, published, calls: () => calls, registry };
 }
 

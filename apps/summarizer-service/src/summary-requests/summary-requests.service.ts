@@ -1,12 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { ChatMessage } from '@ctxledger/context-engine';
 import type { EventEnvelope } from '@ctxledger/contracts';
-import { SUMMARIZER_SETTINGS } from '../summarization/summarization.tokens';
-import type { SummarizerSettings } from '../config/summarizer-settings';
 import { SummarizerMetrics } from '../summarization/summarizer.metrics';
 import { Summarizer, type SummaryJob, type SummaryOutcome } from '../summarization/summarizer';
 import { RESULT_PUBLISHER, resultEventId, type ResultPublisher } from './result-publisher';
 import { SUMMARY_STORE, type StoredSummary, type SummaryStore } from './summary-store';
+import { summarizerTestHooks, type SummarizerTestHooks } from '../testing/test-hooks';
 
 /** Logged by the test hook once a result is stored and before it is published (the test then kills the process). */
 export const PAUSED_AFTER_STORE_MARKER = 'test hook: paused after storing the result of';
@@ -27,7 +26,7 @@ export class SummaryRequestsService {
     @Inject(RESULT_PUBLISHER) private readonly publisher: ResultPublisher,
     private readonly summarizer: Summarizer,
     private readonly metrics: SummarizerMetrics,
-    @Inject(SUMMARIZER_SETTINGS) private readonly settings: SummarizerSettings,
+    @Optional() @Inject(summarizerTestHooks.KEY) private readonly testHooks?: SummarizerTestHooks,
   ) {}
 
   handle(request: EventEnvelope<'summary.requested'>): Promise<StoredSummary> {
@@ -57,7 +56,7 @@ export class SummaryRequestsService {
     this.metrics.request(outcome.provider, outcome.kind, (performance.now() - started) / 1000);
     this.logOutcome(requestId, outcome);
 
-    if (this.settings.pauseAfterStore) {
+    if (this.testHooks?.pauseAfterStore) {
       this.logger.warn(`${PAUSED_AFTER_STORE_MARKER} ${requestId}`);
       await new Promise<never>(() => undefined);
     }

@@ -2,21 +2,26 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Matches } from 'class-validator';
+import { validateEnv } from '@ctxledger/config';
 import { BaseServiceEnv } from './base-env';
-import { validateEnv } from './validate-env';
+import { validateServiceEnv } from './service-env';
 
 class TestEnv extends BaseServiceEnv {
   override PORT = 3000;
 }
-const validate = validateEnv(TestEnv);
+/** A service's whole environment, as the platform validates it at boot: its own, Kafka's and MongoDB's parts. */
+const validate = validateServiceEnv(TestEnv);
 
-describe('validateEnv', () => {
-  it('applies defaults and converts types', () => {
-    const env = validate({ PORT: '4000', KAFKA_BROKERS: 'a:9092, b:9093' });
-    expect(env.PORT).toBe(4000);
-    expect(env.KAFKA_BROKERS).toEqual(['a:9092', 'b:9093']);
-    expect(env.MONGODB_URI).toBe('mongodb://127.0.0.1:27017/ctxledger');
-    expect(env.TOPIC_PREFIX).toBe('ctxledger');
+describe('validateServiceEnv', () => {
+  it('applies defaults and converts types, each library getting its own variables only', () => {
+    const env = validate({ PORT: '4000', KAFKA_BROKERS: 'a:9092, b:9093', OPENAI_API_KEY: 'sk-not-theirs' });
+    expect(env.service.PORT).toBe(4000);
+    expect(env.kafka.KAFKA_BROKERS).toEqual(['a:9092', 'b:9093']);
+    expect(env.mongo.MONGODB_URI).toBe('mongodb://127.0.0.1:27017/ctxledger');
+    expect(env.kafka.TOPIC_PREFIX).toBe('ctxledger');
+    expect(Object.keys(env.kafka)).not.toContain('MONGODB_URI');
+    expect(Object.keys(env.mongo)).not.toContain('KAFKA_BROKERS');
+    expect(JSON.stringify(env)).not.toContain('sk-not-theirs');
   });
 
   it.each([
@@ -60,7 +65,7 @@ describe('validateEnv: secrets and security settings', () => {
       KAFKA_SASL_USERNAME: 'svc',
       KAFKA_SASL_PASSWORD_FILE: join(dir, 'password'),
     });
-    expect(env.KAFKA_SASL_PASSWORD).toBe(secret);
+    expect(env.kafka.KAFKA_SASL_PASSWORD).toBe(secret);
   });
 
   it('never shows a secret value in a message, even when the secret itself is what is wrong', () => {
@@ -135,9 +140,9 @@ describe('validateEnv: secrets and security settings', () => {
       MONGODB_TLS: '1',
       MONGODB_TLS_CA_FILE: join(dir, 'ca.pem'),
     });
-    expect(env.KAFKA_SSL).toBe(true);
-    expect(env.KAFKA_SSL_CA).toBe('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----');
-    expect(env.MONGODB_TLS).toBe(true);
-    expect(env.KAFKA_SSL_REJECT_UNAUTHORIZED).toBe(true);
+    expect(env.kafka.KAFKA_SSL).toBe(true);
+    expect(env.kafka.KAFKA_SSL_CA).toBe('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----');
+    expect(env.mongo.MONGODB_TLS).toBe(true);
+    expect(env.kafka.KAFKA_SSL_REJECT_UNAUTHORIZED).toBe(true);
   });
 });

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 import { KafkaHealthIndicator } from '@ctxledger/kafka';
+import { SERVICE_ENV, type BaseServiceEnv } from '../config/base-env';
 import { MongoPingIndicator } from './mongo-ping.indicator';
 
 /**
@@ -16,14 +16,13 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly kafka: KafkaHealthIndicator,
     private readonly mongo: MongoPingIndicator,
-    @Inject(ConfigService) private readonly config: ConfigService,
+    @Inject(SERVICE_ENV) private readonly env: BaseServiceEnv,
   ) {}
 
   @Get()
   @HealthCheck()
   check() {
-    const timeout = this.config.getOrThrow<number>('HEALTH_TIMEOUT_MS');
-    const stall = this.config.getOrThrow<number>('HEALTH_CONSUMER_STALL_MS');
+    const { HEALTH_TIMEOUT_MS: timeout, HEALTH_CONSUMER_STALL_MS: stall } = this.env;
     return this.health.check([
       () => this.kafka.isHealthy('kafka', timeout, stall),
       () => this.mongo.isHealthy('mongodb', timeout),

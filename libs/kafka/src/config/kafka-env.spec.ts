@@ -1,24 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigService } from '@nestjs/config';
-import {
-  describeKafkaSecurity,
-  kafkaClientConfig,
-  kafkaSettingsFromConfig,
-  type KafkaSettings,
-} from '@ctxledger/kafka';
-import { BaseServiceEnv } from './base-env';
-import { validateEnv } from './validate-env';
+import { validateEnv } from '@ctxledger/config';
+import { describeKafkaSecurity, kafkaClientConfig, type KafkaSettings } from '../kafka-settings';
+import { kafkaSettingsFromEnv } from '../kafka.module';
+import { KafkaEnv } from './kafka.env';
 
-class Env extends BaseServiceEnv {
-  override PORT = 3000;
-}
-
-/** The settings a service builds from this environment, through the same validation and config as at boot. */
+/** The settings a service builds from this environment, through the same validation and mapping as at boot. */
 function settingsFrom(raw: Record<string, string>): KafkaSettings {
-  const env = validateEnv(Env)(raw);
-  return kafkaSettingsFromConfig(new ConfigService({ ...env, SERVICE_NAME: 'svc' }));
+  return kafkaSettingsFromEnv(validateEnv(KafkaEnv)(raw), 'svc');
 }
 
 describe('Kafka TLS and SASL settings reach the kafkajs client options', () => {

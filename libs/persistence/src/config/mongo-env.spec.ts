@@ -1,20 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigService } from '@nestjs/config';
 import { mongo } from 'mongoose';
-import { mongoOptionsFromConfig } from '@ctxledger/persistence';
-import { BaseServiceEnv } from './base-env';
-import { validateEnv } from './validate-env';
-
-class Env extends BaseServiceEnv {
-  override PORT = 3000;
-}
+import { validateEnv } from '@ctxledger/config';
+import { mongoConnectionOptions } from '../persistence.module';
+import { MongoEnv } from './mongo.env';
 
 /** The driver's own parse of the options a service builds from this environment (no connection made). */
-function driverOptions(raw: Record<string, string>) {
-  const env = validateEnv(Env)(raw);
-  const { uri, ...options } = mongoOptionsFromConfig(new ConfigService({ ...env, SERVICE_NAME: 'svc' }));
+function driverOptions(raw: Record<string, string>, database?: string) {
+  const { uri, ...options } = mongoConnectionOptions(validateEnv(MongoEnv)(raw), { appName: 'svc', database });
   return new mongo.MongoClient(uri, options as mongo.MongoClientOptions).options;
 }
 
@@ -53,6 +47,12 @@ describe('MongoDB TLS and credentials reach the driver', () => {
     expect(options.credentials?.username).toBe('ledger');
     expect(options.credentials?.password).toBe('mongo-secret');
     expect(options.credentials?.source).toBe('admin');
+  });
+
+  it("another database than the URI's, options kept (the projection rebuild)", () => {
+    const options = driverOptions({ MONGODB_URI: 'mongodb://h/live?tls=true' }, 'rebuilt');
+    expect(options.dbName).toBe('rebuilt');
+    expect(options.tls).toBe(true);
   });
 
   it('TLS options in the URI keep working', () => {

@@ -1,0 +1,4 @@
+export * from './env-namespace';
+export * from './env-rules';
+export * from './secret';
+export * from './validate-env';
