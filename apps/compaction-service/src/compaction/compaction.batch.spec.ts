@@ -26,9 +26,9 @@ function serviceUnderTest(failSends = 0) {
   } as unknown as EventPublisher;
   const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
   const metrics = new CompactionMetrics(new Registry());
-  const pauses = new SessionPauses({ get: <T>() => 0 as T });
+  const pauses = new SessionPauses({ DIGEST_SUMMARY_QUIET_MS: 0 });
   const service = new CompactionService(publisher, timeouts as unknown as SummaryTimeouts, metrics, pauses, {
-    get: <T>(name: string) => ({ SUMMARIZER_PROVIDER: 'local' })[name] as T,
+    SUMMARIZER_PROVIDER: 'local',
   });
   return { service, published, sends };
 }
