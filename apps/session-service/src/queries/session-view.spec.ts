@@ -212,4 +212,37 @@ describe('stored blocks that break the overlay (a read never fails on stored dat
       { blockId: 'crossing', reason: expect.stringMatching(/partially overlaps block a/) },
     ]);
   });
+
+  it('keeps every block of a long laminar history, and leaves out only a crossing one added to it', () => {
+    const block = (id: string, from: number, to: number): CompactionBlock => ({
+      id,
+      sessionId: 's',
+      stage: from === to ? 'prune' : 'summary',
+      range: { from, to },
+      edits: [{ from, to, replacement: [{ role: 'user', content: id }] }],
+      tokensBefore: 100,
+      tokensAfter: 10,
+      tokensSaved: 90,
+      basedOnPosition: 11,
+      engineVersion: ENGINE_VERSION,
+    });
+    // Each position pruned, then summaries that each absorb the last (nested), the way a long session stores them.
+    const history = [
+      ...chat.map((_, k) => block(`p${k}`, k, k)),
+      ...chat.slice(1).map((_, k) => block(`s${k + 1}`, 0, k + 1)),
+    ];
+    const all = loaded({}, chat, history);
+    const reverted = all.blocks.find((d) => d.blockId === 's7')!;
+    Object.assign(reverted, { active: false, revertedOffset: all.blocks.length });
+    const usable = usableBlocks(all.blocks, chat.length);
+    expect(usable.skipped).toEqual([]);
+    expect(usable.blocks.map((d) => d.blockId)).toEqual(history.map((b) => b.id));
+
+    const crossing = loaded({}, chat, [...history, block('crossing', 5, 8)]);
+    const withCrossing = usableBlocks(crossing.blocks, chat.length);
+    expect(withCrossing.skipped).toEqual([
+      { blockId: 'crossing', reason: expect.stringMatching(/^block crossing edit \[5, 8\] partially overlaps/) },
+    ]);
+    expect(withCrossing.blocks.map((d) => d.blockId)).toEqual(history.map((b) => b.id));
+  });
 });

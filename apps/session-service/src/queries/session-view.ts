@@ -1,6 +1,7 @@
 import { sessionConfigViolations, toEngineConfig, type SessionConfiguredData } from '@ctxledger/contracts';
 import {
   assertLaminar,
+  isLaminarFamily,
   blockStructureViolations,
   buildEffectiveEntries,
   computeBudget,
@@ -71,7 +72,13 @@ export function usableBlocks(
         events.push({ offset: doc.revertedOffset, doc, revert: true });
     }
   }
-  // The engine's order: creations and reverts as the block stream had them; laminar against the active ones.
+  // The common case, in one sweep: all of them together are laminar, so none partially overlaps an active one.
+  const created = events.filter((e) => !e.revert).map((e) => e.doc);
+  if (isLaminarFamily(created.map((d) => d.block))) {
+    for (const doc of created) kept.add(doc);
+    return { blocks: docs.filter((d) => kept.has(d)), skipped };
+  }
+  // Else the engine's order: creations and reverts as the block stream had them; laminar against the active ones.
   events.sort((a, b) => a.offset - b.offset);
   const active: BlockDocument[] = [];
   for (const { doc, revert } of events) {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { ENGINE_VERSION, type CompactionBlock, type Stage } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { assistant, system, user } from '../testing/fixtures';
@@ -6,6 +7,7 @@ import {
   applyNewBlockToView,
   assertLaminar,
   buildEffectiveEntries,
+  isLaminarFamily,
   maximalEdits,
   OverlayError,
 } from '.';
@@ -51,6 +53,59 @@ describe('overlay', () => {
     expect(maximalEdits([block('x', 'prune', [[2, 2, 'old']]), block('y', 'truncate', [[2, 2, 'new']])])).toHaveLength(
       1,
     );
+  });
+
+  it('tells a laminar family of blocks in one sweep exactly as the pairwise checks do (property)', () => {
+    // Blocks of one to three disjoint edits each, over a few positions so that overlaps are frequent.
+    const arbBlock = (id: string) =>
+      fc
+        .uniqueArray(fc.integer({ min: 0, max: 24 }), { minLength: 2, maxLength: 6, selector: (x) => x })
+        .map((points) => {
+          const sorted = [...points].sort((a, b) => a - b);
+          const edits: [number, number, string][] = [];
+          for (let i = 0; i + 1 < sorted.length; i += 2) edits.push([sorted[i]!, sorted[i + 1]!, id]);
+          return block(id, 'summary', edits);
+        });
+    let laminar = 0;
+    fc.assert(
+      fc.property(
+        fc
+          .array(fc.nat(), { minLength: 0, maxLength: 6 })
+          .chain((ids) => fc.tuple(...ids.map((_, i) => arbBlock(`b${i}`)))),
+        (blocks) => {
+          const pairwise = blocks.every((b) => {
+            try {
+              assertLaminar(b, blocks);
+              return true;
+            } catch {
+              return false;
+            }
+          });
+          if (pairwise) laminar++;
+          expect(isLaminarFamily(blocks)).toBe(pairwise);
+        },
+      ),
+      { numRuns: 500 },
+    );
+    expect(laminar).toBeGreaterThan(20); // both answers were drawn often
+    // Same start, same range, nested at either end: laminar; one edit crossing another's end: not.
+    expect(
+      isLaminarFamily([
+        block('a', 'summary', [[0, 5, 'A']]),
+        block('b', 'prune', [
+          [0, 5, 'B'],
+          [7, 7, 'C'],
+        ]),
+      ]),
+    ).toBe(true);
+    expect(isLaminarFamily([block('a', 'summary', [[2, 5, 'A']]), block('b', 'prune', [[0, 2, 'B']])])).toBe(false);
+    expect(
+      isLaminarFamily([
+        block('a', 'summary', [[0, 9, 'A']]),
+        block('b', 'summary', [[1, 4, 'B']]),
+        block('c', 'prune', [[3, 6, 'C']]),
+      ]),
+    ).toBe(false);
   });
 
   it('rejects a partial overlap', () => {
