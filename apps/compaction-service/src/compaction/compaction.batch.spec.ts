@@ -1,37 +1,15 @@
-import { Registry } from 'prom-client';
 import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import type { KafkaEventBatch } from '@ctxledger/kafka';
-import { CompactionMetrics } from './compaction.metrics';
 import { CompactionService } from './compaction.service';
-import type { EventPublisher, Outgoing } from './event-publisher';
-import { SessionPauses } from './session-pauses';
-import type { SummaryTimeouts } from './summary-timeouts';
+import type { Outgoing } from './event-publisher';
+import { inMemoryCompactionService } from './testing/in-memory-compaction';
 
 /**
  * The batch handler against the per-event one: the same folds and the same events in the same order, one send per
  * batch, a failed send retried without folding twice, poison reported by offset, replays emitting nothing.
  */
-function serviceUnderTest(failSends = 0) {
-  const published: Outgoing[] = [];
-  const sends: number[] = [];
-  let failures = failSends;
-  const publisher = {
-    publish: async (out: readonly Outgoing[]) => void published.push(...out),
-    publishAll: async (groups: ReadonlyArray<{ outgoing: readonly Outgoing[] }>) => {
-      if (failures-- > 0) throw new Error('Kafka is down');
-      const out = groups.flatMap((g) => g.outgoing);
-      sends.push(out.length);
-      published.push(...out);
-    },
-  } as unknown as EventPublisher;
-  const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
-  const metrics = new CompactionMetrics(new Registry());
-  const pauses = new SessionPauses({ DIGEST_SUMMARY_QUIET_MS: 0 });
-  const service = new CompactionService(publisher, timeouts as unknown as SummaryTimeouts, metrics, pauses, {
-    SUMMARIZER_PROVIDER: 'local',
-  });
-  return { service, published, sends };
-}
+const serviceUnderTest = (failSends = 0) =>
+  inMemoryCompactionService({ env: { SUMMARIZER_PROVIDER: 'local' }, failSends });
 
 function session(sessionId: string, tenant: string, messages: number): AnyEvent[] {
   const events: AnyEvent[] = [

@@ -1,12 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { Registry } from 'prom-client';
 import { runCommand } from '@ctxledger/context-engine';
 import { createEvent, type AnyEvent } from '@ctxledger/contracts';
-import { CompactionMetrics } from './compaction.metrics';
-import { CompactionService } from './compaction.service';
-import type { EventPublisher, Outgoing } from './event-publisher';
-import { SessionPauses } from './session-pauses';
-import type { SummaryTimeouts } from './summary-timeouts';
+import { inMemoryCompactionService } from './testing/in-memory-compaction';
 
 // The engine's runner, wrapped so that one call can fail as a fold that throws would.
 jest.mock('@ctxledger/context-engine', () => {
@@ -16,16 +11,7 @@ jest.mock('@ctxledger/context-engine', () => {
 const runner = runCommand as jest.MockedFunction<typeof runCommand>;
 
 function serviceUnderTest() {
-  const published: Outgoing[] = [];
-  const publisher = { publish: async (out: readonly Outgoing[]) => void published.push(...out) } as EventPublisher;
-  const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
-  const registry = new Registry();
-  const service = new CompactionService(
-    publisher,
-    timeouts as unknown as SummaryTimeouts,
-    new CompactionMetrics(registry),
-    new SessionPauses({ DIGEST_SUMMARY_QUIET_MS: 0 }),
-  );
+  const { service, published, registry } = inMemoryCompactionService();
   const errors = async () =>
     (await registry.getSingleMetric('ctxledger_compactions_total')!.get()).values
       .filter((v) => v.labels['outcome'] === 'error')

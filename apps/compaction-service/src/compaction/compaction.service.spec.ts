@@ -1,24 +1,13 @@
-import { Registry } from 'prom-client';
 import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import { isPoison } from '@ctxledger/kafka';
-import { CompactionMetrics } from './compaction.metrics';
-import { CompactionService, digestSummariesSetting } from './compaction.service';
+import { digestSummariesSetting } from './compaction.service';
 import { summaryRequestData } from './event-publisher';
-import type { EventPublisher, Outgoing } from './event-publisher';
-import { SessionPauses } from './session-pauses';
-import type { SummaryTimeouts } from './summary-timeouts';
+import type { Outgoing } from './event-publisher';
+import { inMemoryCompactionService } from './testing/in-memory-compaction';
 
-/** The application service with its outputs collected in memory (the Kafka side is tested in test/integration). */
-function serviceUnderTest(env: Record<string, string> = {}) {
-  const published: Outgoing[] = [];
-  const publisher = { publish: async (out: readonly Outgoing[]) => void published.push(...out) } as EventPublisher;
-  const timeouts = { start: () => undefined, clear: () => undefined, clearSession: () => undefined };
-  const metrics = new CompactionMetrics(new Registry());
-  // No quiet period unless a test sets one: a note's summary is asked at each compaction.
-  const pauses = new SessionPauses({ DIGEST_SUMMARY_QUIET_MS: Number(env.DIGEST_SUMMARY_QUIET_MS ?? 0) });
-  const service = new CompactionService(publisher, timeouts as unknown as SummaryTimeouts, metrics, pauses, env);
-  return { service, published, pauses };
-}
+/** No quiet period unless a test sets one (DIGEST_SUMMARY_QUIET_MS): a note's summary is asked at each compaction. */
+const serviceUnderTest = (env: Record<string, string> = {}) =>
+  inMemoryCompactionService({ env, quietMs: Number(env.DIGEST_SUMMARY_QUIET_MS ?? 0) });
 
 const message = (sessionId: string, tenant: string, i: number): AnyEvent =>
   createEvent(
