@@ -130,7 +130,9 @@ describe('KafkaEventTransport keeps its consumer alive, and the health check say
     expect(during.length).toBeGreaterThan(0);
     expect(during[0]!.message).toMatch(/not aware of this member/);
     expect(during.every((p) => p.status === 'down')).toBe(true);
-    expect(Math.max(...during.map((p) => p.ms))).toBeLessThan(100);
+    // Answered from the transport's state, not by waiting on the broker (the probe's timeout is 3 s). Not a timing
+    // test: on a loaded 2-core machine these answers took up to 344 ms (the event loop's own delay).
+    expect(Math.max(...during.map((p) => p.ms))).toBeLessThan(1500);
     await eventually(
       async () => (await health.isHealthy('kafka', 3000, 4000)).kafka.status,
       (s) => s === 'up',
