@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { ProjectionProgress } from '../projector/projection-progress';
 import type { SessionServiceEnv } from '../config/session-service.env';
+import type { BlockDocument } from '../read-models/blocks/block.document';
 import type { SessionDocument } from '../read-models/sessions/session.document';
 import type { HistoryQueryDto } from './dto/history-query.dto';
 import type { HistoryResponseDto } from './dto/history-response.dto';
@@ -64,6 +65,12 @@ export class SessionQueriesService {
     maxEntrySize: MAX_CACHED_RESPONSE_TOKENS / 4,
     sizeCalculation: (entry) => Math.max(1, entry.response.tokens),
   });
+
+  /** The last `usableBlocks` answer per session and tenant (see usableBlocksOf). */
+  private readonly usable = new LRUCache<
+    string,
+    { head: number; messageCount: number; usable: ReturnType<typeof usableBlocks> }
+  >({ max: 10_000 });
 
   constructor(
     private readonly sessions: ProjectedSessions,
@@ -194,7 +201,7 @@ export class SessionQueriesService {
       waited ? this.blockCache.blocks(tenant, sessionId) : early,
     ]);
     // A read never fails on stored data: blocks that break the overlay are left out, logged and counted.
-    const usable = usableBlocks(blocks.docs, messages.length);
+    const usable = this.usableBlocksOf(tenant, sessionId, blocks, messages.length);
     for (const skip of usable.skipped) {
       this.metrics.readBlocksSkipped.inc();
       const key = `${sessionId}/${skip.blockId}`;
@@ -206,6 +213,26 @@ export class SessionQueriesService {
       loaded: { session, messages, blocks: usable.blocks, skippedBlocks: usable.skipped },
       blocksHead: blocks.head,
     };
+  }
+
+  /**
+   * `usableBlocks` of the session's blocks, kept while its block head and message count are the same (they pin
+   * the documents and which of them are covered): a read of an unchanged session of thousands of blocks does
+   * not sweep them again.
+   */
+  private usableBlocksOf(
+    tenant: string,
+    sessionId: string,
+    blocks: { head: number; docs: readonly BlockDocument[] },
+    messageCount: number,
+  ): ReturnType<typeof usableBlocks> {
+    const key = `${tenant}/${sessionId}`;
+    const known = this.usable.get(key);
+    if (known && known.head === blocks.head && known.messageCount === messageCount) return known.usable;
+    const usable = usableBlocks(blocks.docs, messageCount);
+    if (Number.isNaN(blocks.head)) this.usable.delete(key);
+    else this.usable.set(key, { head: blocks.head, messageCount, usable });
+    return usable;
   }
 
   /**
