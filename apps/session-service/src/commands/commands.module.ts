@@ -1,6 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
-import { RetryAfterFilter } from '../http/retry-after.filter';
 import { ProjectorModule } from '../projector/projector.module';
 import { QueriesModule } from '../queries/queries.module';
 import { ReadModelModule } from '../read-models/read-model.module';
@@ -15,11 +13,6 @@ import { SessionEventPublisher } from './session-event-publisher';
 @Module({
   imports: [ReadModelModule, ProjectorModule, QueriesModule],
   controllers: [MessagesController, SessionConfigController, CompactionCommandsController],
-  providers: [
-    SessionCommandsService,
-    SessionEventPublisher,
-    IdempotencyKeys,
-    { provide: APP_FILTER, useClass: RetryAfterFilter },
-  ],
+  providers: [SessionCommandsService, SessionEventPublisher, IdempotencyKeys],
 })
 export class CommandsModule {}

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { ConflictException, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { mongo } from 'mongoose';
 import { ReadModelStore } from '../read-models/read-model.store';
+import { IdempotencyConflictError } from '../session-errors';
 
 /**
  * The body an Idempotency-Key was first used with, by its fingerprint. One document per key and session, in
@@ -81,7 +82,7 @@ export class IdempotencyKeys implements OnModuleInit {
 
   /**
    * Binds the key to the request's body, or checks it against the body it is bound to: true when this call
-   * bound it, false for a replay of the same body; 409 (ConflictException) for another body.
+   * bound it, false for a replay of the same body; IdempotencyConflictError (409) for another body.
    */
   async claim(request: KeyedRequest): Promise<boolean> {
     const _id = idOf(request);
@@ -103,15 +104,12 @@ export class IdempotencyKeys implements OnModuleInit {
       const bound = await this.keys.findOne({ _id });
       if (!bound) continue; // released meanwhile (its first request was refused): take it
       if (bound.fingerprint === request.fingerprint) return false;
-      throw new ConflictException({
-        statusCode: 409,
-        error: 'Conflict',
-        message:
-          `${request.describe} was already used on session ${request.sessionId} with another body ` +
+      throw new IdempotencyConflictError(
+        `${request.describe} was already used on session ${request.sessionId} with another body ` +
           `(${bound.messages} message${bound.messages === 1 ? '' : 's'}, first at ${bound.firstUsedAt}): ` +
           'a retry must send the same body; a new request needs a new key',
-        idempotencyKey: request.key,
-      });
+        request.key,
+      );
     }
     throw new Error(`Idempotency-Key ${request.key}: could not bind it (it was released three times meanwhile)`);
   }

@@ -1,11 +1,4 @@
-import {
-  BadRequestException,
-  Injectable,
-  NotFoundException,
-  PayloadTooLargeException,
-  ServiceUnavailableException,
-  UnprocessableEntityException,
-} from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   ContractViolationError,
   createEvent,
@@ -25,8 +18,17 @@ import { ProjectedSessions } from '../queries/projected-sessions';
 import { unstorableReason } from '../read-models/storable';
 import { IdempotencyKeys, keyFromClientMessageIds, requestFingerprint, type KeyedRequest } from './idempotency-keys';
 import {
-  AppendTooLargeError,
+  InvalidRequestError,
+  NotFoundError,
+  OtherTenantSessionError,
   OutcomeUnknownError,
+  SessionNotFoundError,
+  TooLargeError,
+  UnprocessableError,
+} from '../session-errors';
+import {
+  AppendNotAcknowledgedError,
+  AppendTooLargeError,
   SessionEventPublisher,
   type Appended,
 } from './session-event-publisher';
@@ -81,7 +83,7 @@ export class SessionCommandsService {
       idempotencyKey !== undefined &&
       (idempotencyKey.length > MAX_IDEMPOTENCY_KEY || !ID_PATTERN.test(idempotencyKey))
     ) {
-      throw new BadRequestException([`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} of letters, digits and _:@-`]);
+      throw new InvalidRequestError([`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} of letters, digits and _:@-`]);
     }
     await this.refuseOtherTenant(tenant, sessionId);
     const derived = keyFromClientMessageIds(messages.map((m) => m.clientMessageId));
@@ -127,7 +129,7 @@ export class SessionCommandsService {
       accepted = await this.send(sessionId, events, retry);
     } catch (error) {
       // Refused before anything was sent (400, 413): the key is free for a corrected body.
-      if (bound && (error instanceof BadRequestException || error instanceof PayloadTooLargeException)) {
+      if (bound && (error instanceof InvalidRequestError || error instanceof TooLargeError)) {
         await this.keys.release(keyed!);
       }
       throw error;
@@ -143,12 +145,12 @@ export class SessionCommandsService {
 
   async configure(tenant: string, sessionId: string, config: SessionConfiguredData): Promise<Accepted> {
     const unstorable = unstorableReason(config.policy ?? {}, 'policy');
-    if (unstorable) throw new BadRequestException([unstorable]);
+    if (unstorable) throw new InvalidRequestError([unstorable]);
     const { session: current, ownedByAnotherTenant } = await this.sessions.lookup(tenant, sessionId);
     // The merged configuration must make a budget the engine accepts (the same check as on the Kafka path).
     const violations = sessionConfigViolations(mergeSessionConfig(current?.config, config));
-    if (violations.length > 0) throw new BadRequestException(violations);
-    if (ownedByAnotherTenant) throw notFound(sessionId);
+    if (violations.length > 0) throw new InvalidRequestError(violations);
+    if (ownedByAnotherTenant) throw new OtherTenantSessionError(sessionId);
     return this.send(sessionId, [createEvent('session.configured', sessionId, config, { tenant })], {
       idempotencyKey: null,
       how: 'retrying the same configuration is safe: applied twice it has the effect of once',
@@ -173,12 +175,10 @@ export class SessionCommandsService {
     await this.existingSession(tenant, sessionId);
     const classification = classifyProviderError(errorText);
     if (classification.kind !== 'overflow') {
-      throw new UnprocessableEntityException({
-        statusCode: 422,
-        error: 'Unprocessable Entity',
-        message: `not a context overflow but ${describe(classification)}: compacting would not help`,
-        classification,
-      });
+      throw new UnprocessableError(
+        `not a context overflow but ${describe(classification)}: compacting would not help`,
+        { classification },
+      );
     }
     const accepted = await this.send(
       sessionId,
@@ -202,7 +202,7 @@ export class SessionCommandsService {
   ): Promise<Accepted & { alreadyReverted: boolean }> {
     await this.existingSession(tenant, sessionId);
     const block = await findBlock(this.store, tenant, sessionId, blockId);
-    if (!block) throw new NotFoundException(`block ${blockId} not found in session ${sessionId}`);
+    if (!block) throw new NotFoundError(`block ${blockId} not found in session ${sessionId}`);
     const accepted = await this.send(
       sessionId,
       [createEvent('block-revert.requested', sessionId, { blockId }, { tenant })],
@@ -212,47 +212,39 @@ export class SessionCommandsService {
   }
 
   /**
-   * Sends the events; when Kafka did not acknowledge them the answer is 503 with `outcome: "unknown"` (they may
-   * be written or not), Retry-After, and what makes a retry safe.
+   * Sends the events; when Kafka did not acknowledge them the outcome is unknown (they may be written or not):
+   * OutcomeUnknownError says when to retry and what makes a retry safe.
    */
   private async send(sessionId: string, events: AnyEvent[], retry: RetryRule): Promise<Accepted> {
     try {
       const appended = await this.publisher.append(sessionId, events);
       return { sessionId, ...appended, waitToken: appended.offsets[appended.offsets.length - 1]! };
     } catch (error) {
-      if (error instanceof ContractViolationError) throw new BadRequestException(error.violations);
-      if (error instanceof AppendTooLargeError) throw new PayloadTooLargeException(error.message);
-      if (error instanceof OutcomeUnknownError) {
-        throw new ServiceUnavailableException({
-          statusCode: 503,
-          error: 'Service Unavailable',
-          outcome: 'unknown',
-          message: `${error.message}: the outcome is unknown; ${retry.how}`,
-          idempotencyKey: retry.idempotencyKey,
-          retryAfterSeconds: error.retryAfterSeconds,
-        });
+      if (error instanceof ContractViolationError) throw new InvalidRequestError(error.violations);
+      if (error instanceof AppendTooLargeError) throw new TooLargeError(error.message);
+      if (error instanceof AppendNotAcknowledgedError) {
+        throw new OutcomeUnknownError(
+          `${error.message}: the outcome is unknown; ${retry.how}`,
+          retry.idempotencyKey,
+          error.retryAfterSeconds,
+        );
       }
       throw error;
     }
   }
 
   private async existingSession(tenant: string, sessionId: string): Promise<void> {
-    if (!(await this.sessions.find(tenant, sessionId))) throw notFound(sessionId);
+    if (!(await this.sessions.find(tenant, sessionId))) throw new SessionNotFoundError(sessionId);
   }
 
   private async refuseOtherTenant(tenant: string, sessionId: string): Promise<void> {
-    if (await this.sessions.ownedByAnotherTenant(tenant, sessionId)) throw notFound(sessionId);
+    if (await this.sessions.ownedByAnotherTenant(tenant, sessionId)) throw new OtherTenantSessionError(sessionId);
   }
 }
 
 /** The first few ids of a list, for a message. */
 function listed(ids: readonly string[], shown = 3): string {
   return ids.length <= shown ? ids.join(', ') : `${ids.slice(0, shown).join(', ')}, … (${ids.length} in all)`;
-}
-
-/** Another tenant's session, like a session that does not exist, is not found. */
-function notFound(sessionId: string): NotFoundException {
-  return new NotFoundException(`session ${sessionId} not found`);
 }
 
 function describe(c: ProviderErrorClassification): string {

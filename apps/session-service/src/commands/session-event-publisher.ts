@@ -18,7 +18,7 @@ export { RequestTooLargeError as AppendTooLargeError } from '@ctxledger/kafka';
  * answer, and a broker may have written a batch whose acknowledgement was lost: in a 20 s broker outage 32 of
  * 600 requests answered this way were stored all the same.
  */
-export class OutcomeUnknownError extends Error {
+export class AppendNotAcknowledgedError extends Error {
   constructor(
     message: string,
     /** Seconds after which a retry is worth it. */
@@ -31,7 +31,7 @@ export class OutcomeUnknownError extends Error {
 /**
  * Appends events of ONE session to the session stream in ONE produce request: one key, one partition, one
  * record batch — the broker takes all of it or none. Idempotent producer (no duplicates on its own retries).
- * When Kafka does not acknowledge within KAFKA_SEND_TIMEOUT_MS, the outcome is unknown (OutcomeUnknownError):
+ * When Kafka does not acknowledge within KAFKA_SEND_TIMEOUT_MS, the outcome is unknown (AppendNotAcknowledgedError):
  * the client retries with the same Idempotency-Key / clientMessageIds, so a late success of the first try is
  * not appended twice.
  */
@@ -72,7 +72,7 @@ export class SessionEventPublisher {
     } catch (error) {
       if (error instanceof RequestTooLargeError || error instanceof ContractViolationError) throw error;
       this.logger.warn(`append to session ${sessionId} not acknowledged: ${(error as Error).message}`);
-      throw new OutcomeUnknownError(
+      throw new AppendNotAcknowledgedError(
         `Kafka is unavailable: the events were not acknowledged within ${this.timeoutMs} ms (${(error as Error).message}); ` +
           'they may have been written or not',
         Math.max(1, Math.ceil(this.timeoutMs / 1000)),

@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { findBlock } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
@@ -7,6 +7,7 @@ import { BlockCache } from '../queries/block-cache';
 import { MessageCache } from '../queries/message-cache';
 import { ProjectedSessions } from '../queries/projected-sessions';
 import { statsView, type LoadedSession } from '../queries/session-view';
+import { NotFoundError, SessionNotFoundError } from '../session-errors';
 import type { SessionListDto, SessionSummaryDto } from './dto/inspector-response.dto';
 import { blockDetail, effectivePage, messagesPage, tokenSeries, type WireFormat } from './inspector-views';
 
@@ -125,7 +126,7 @@ export class InspectorService {
     const loaded = await this.load(tenant, sessionId);
     const doc =
       loaded.blocks.find((b) => b.blockId === blockId) ?? (await findBlock(this.store, tenant, sessionId, blockId));
-    if (!doc) throw new NotFoundException(`block ${blockId} of session ${sessionId} not found`);
+    if (!doc) throw new NotFoundError(`block ${blockId} of session ${sessionId} not found`);
     return blockDetail(loaded, doc);
   }
 
@@ -135,7 +136,7 @@ export class InspectorService {
 
   private async load(tenant: string, sessionId: string): Promise<LoadedSession> {
     const session = await this.sessions.find(tenant, sessionId);
-    if (!session) throw new NotFoundException(`session ${sessionId} not found`);
+    if (!session) throw new SessionNotFoundError(sessionId);
     return this.loadDocument(session);
   }
 
