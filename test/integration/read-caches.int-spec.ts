@@ -5,9 +5,9 @@ import { ENGINE_VERSION, type CompactionBlock } from '@ctxledger/context-engine'
 import type { KafkaEventBatch } from '@ctxledger/kafka';
 import { ProjectionProgress } from '../../apps/session-service/src/projector/projection-progress';
 import { SessionProjectorService } from '../../apps/session-service/src/projector/session-projector.service';
-import { BlockCache } from '../../apps/session-service/src/queries/block-cache';
-import { MessageCache } from '../../apps/session-service/src/queries/message-cache';
-import { ProjectedSessions } from '../../apps/session-service/src/queries/projected-sessions';
+import { BlockCache } from '../../apps/session-service/src/read-models/blocks/block-cache';
+import { MessageCache } from '../../apps/session-service/src/read-models/messages/message-cache';
+import { ProjectedSessions } from '../../apps/session-service/src/read-models/sessions/projected-sessions';
 import { blocksOf } from '../../apps/session-service/src/read-models/blocks/block.query';
 import { ensureReadModelIndexes, ReadModelStore } from '../../apps/session-service/src/read-models/read-model.store';
 import { ProjectionConflictError } from '../../apps/session-service/src/read-models/sessions/session-stream.projection';

@@ -14,7 +14,7 @@ import { classifyProviderError, type ProviderErrorClassification } from '@ctxled
 import { ProjectionMetrics } from '../projector/projection.metrics';
 import { findBlock } from '../read-models/blocks/block.query';
 import { ReadModelStore } from '../read-models/read-model.store';
-import { ProjectedSessions } from '../queries/projected-sessions';
+import { ProjectedSessions } from '../read-models/sessions/projected-sessions';
 import { unstorableReason } from '../read-models/storable';
 import { IdempotencyKeys, keyFromClientMessageIds, requestFingerprint, type KeyedRequest } from './idempotency-keys';
 import {

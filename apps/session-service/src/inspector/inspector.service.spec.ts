@@ -1,7 +1,7 @@
 import type { SessionConfiguredData } from '@ctxledger/contracts';
-import type { BlockCache } from '../queries/block-cache';
-import type { MessageCache } from '../queries/message-cache';
-import type { ProjectedSessions } from '../queries/projected-sessions';
+import type { BlockCache } from '../read-models/blocks/block-cache';
+import type { MessageCache } from '../read-models/messages/message-cache';
+import type { ProjectedSessions } from '../read-models/sessions/projected-sessions';
 import type { MessageDocument } from '../read-models/messages/message.document';
 import type { ReadModelStore } from '../read-models/read-model.store';
 import type { SessionDocument } from '../read-models/sessions/session.document';

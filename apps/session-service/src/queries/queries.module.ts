@@ -2,9 +2,9 @@ import { Module } from '@nestjs/common';
 import { ProjectorModule } from '../projector/projector.module';
 import { ReadModelModule } from '../read-models/read-model.module';
 import { HistoryController } from './history.controller';
-import { BlockCache } from './block-cache';
-import { MessageCache } from './message-cache';
-import { ProjectedSessions } from './projected-sessions';
+import { BlockCache } from '../read-models/blocks/block-cache';
+import { MessageCache } from '../read-models/messages/message-cache';
+import { ProjectedSessions } from '../read-models/sessions/projected-sessions';
 import { SessionQueriesService } from './session-queries.service';
 import { SessionStatsController } from './session-stats.controller';
 

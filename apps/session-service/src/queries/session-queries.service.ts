@@ -9,9 +9,9 @@ import { ReadTimeoutError, SessionNotFoundError } from '../session-errors';
 import type { SessionDocument } from '../read-models/sessions/session.document';
 import type { HistoryQueryDto } from './dto/history-query.dto';
 import type { HistoryResponseDto } from './dto/history-response.dto';
-import { BlockCache } from './block-cache';
-import { MessageCache } from './message-cache';
-import { ProjectedSessions } from './projected-sessions';
+import { BlockCache } from '../read-models/blocks/block-cache';
+import { MessageCache } from '../read-models/messages/message-cache';
+import { ProjectedSessions } from '../read-models/sessions/projected-sessions';
 import {
   engineConfigOf,
   historyView,

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { ProjectionProgress, samePosition } from '../projector/projection-progress';
-import { ReadModelStore } from '../read-models/read-model.store';
-import type { SessionDocument } from '../read-models/sessions/session.document';
+import { ProjectionProgress, samePosition } from '../../projector/projection-progress';
+import { ReadModelStore } from '../read-model.store';
+import type { SessionDocument } from './session.document';
 
 /** Session documents kept at most; the least recently used go first. */
 const MAX_SESSIONS = 50_000;

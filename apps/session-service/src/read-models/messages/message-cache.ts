@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { ProjectionProgress } from '../projector/projection-progress';
-import { messageDocumentId, type MessageDocument, type MessageView } from '../read-models/messages/message.document';
-import { ReadModelStore } from '../read-models/read-model.store';
+import { ProjectionProgress } from '../../projector/projection-progress';
+import { messageDocumentId, type MessageDocument, type MessageView } from './message.document';
+import { ReadModelStore } from '../read-model.store';
 
 /** Messages kept in memory at most (all sessions together); least recently read sessions go first. */
 const MAX_CACHED_MESSAGES = 200_000;

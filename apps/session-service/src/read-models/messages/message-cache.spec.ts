@@ -1,6 +1,6 @@
-import { ProjectionProgress } from '../projector/projection-progress';
-import { messageDocumentId, type MessageDocument } from '../read-models/messages/message.document';
-import type { ReadModelStore } from '../read-models/read-model.store';
+import { ProjectionProgress } from '../../projector/projection-progress';
+import { messageDocumentId, type MessageDocument } from './message.document';
+import type { ReadModelStore } from '../read-model.store';
 import { MessageCache } from './message-cache';
 
 // The ordering the property test (test/integration/read-caches.int-spec.ts) hardly ever meets: the projector

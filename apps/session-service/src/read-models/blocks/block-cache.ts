@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { ProjectionProgress, type BlocksWritten, type PartitionPosition } from '../projector/projection-progress';
-import type { BlockDocument } from '../read-models/blocks/block.document';
-import { blockHeadOf, blocksOf } from '../read-models/blocks/block.query';
-import { ReadModelStore } from '../read-models/read-model.store';
+import { ProjectionProgress, type BlocksWritten, type PartitionPosition } from '../../projector/projection-progress';
+import type { BlockDocument } from './block.document';
+import { blockHeadOf, blocksOf } from './block.query';
+import { ReadModelStore } from '../read-model.store';
 
 /** Block documents kept in memory at most (all sessions together); least recently read sessions go first. */
 const MAX_CACHED_BLOCKS = 100_000;

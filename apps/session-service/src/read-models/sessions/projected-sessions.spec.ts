@@ -1,6 +1,6 @@
-import { ProjectionProgress, type SessionsWritten } from '../projector/projection-progress';
-import type { ReadModelStore } from '../read-models/read-model.store';
-import type { SessionDocument } from '../read-models/sessions/session.document';
+import { ProjectionProgress, type SessionsWritten } from '../../projector/projection-progress';
+import type { ReadModelStore } from '../read-model.store';
+import type { SessionDocument } from './session.document';
 import { ProjectedSessions } from './projected-sessions';
 
 // The orderings a real database makes rare (a read answered before a write, handled after it) are set up here
