@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   ContractViolationError,
   createEvent,
@@ -12,11 +12,16 @@ import {
 } from '@ctxledger/contracts';
 import { classifyProviderError, type ProviderErrorClassification } from '@ctxledger/context-engine';
 import { ProjectionMetrics } from '../projector/projection.metrics';
-import { findBlock } from '../read-models/blocks/block.query';
-import { ReadModelStore } from '../read-models/read-model.store';
+import { READ_MODEL_READS, type ReadModelReads } from '../read-models/read-model.reads';
 import { ProjectedSessions } from '../read-models/sessions/projected-sessions';
 import { unstorableReason } from '../read-models/storable';
-import { IdempotencyKeys, keyFromClientMessageIds, requestFingerprint, type KeyedRequest } from './idempotency-keys';
+import {
+  IDEMPOTENCY_KEYS,
+  keyFromClientMessageIds,
+  requestFingerprint,
+  type IdempotencyKeys,
+  type KeyedRequest,
+} from './idempotency-keys';
 import {
   InvalidRequestError,
   NotFoundError,
@@ -29,8 +34,9 @@ import {
 import {
   AppendNotAcknowledgedError,
   AppendTooLargeError,
-  SessionEventPublisher,
+  SESSION_EVENT_PUBLISHER,
   type Appended,
+  type SessionEventPublisher,
 } from './session-event-publisher';
 
 export interface Accepted extends Appended {
@@ -61,11 +67,11 @@ const MAX_IDEMPOTENCY_KEY = LIMITS.maxIdLength - 1 - String(LIMITS.maxBatchMessa
 @Injectable()
 export class SessionCommandsService {
   constructor(
-    private readonly publisher: SessionEventPublisher,
-    private readonly store: ReadModelStore,
+    @Inject(SESSION_EVENT_PUBLISHER) private readonly publisher: SessionEventPublisher,
+    @Inject(READ_MODEL_READS) private readonly reads: ReadModelReads,
     private readonly sessions: ProjectedSessions,
     private readonly metrics: ProjectionMetrics,
-    private readonly keys: IdempotencyKeys,
+    @Inject(IDEMPOTENCY_KEYS) private readonly keys: IdempotencyKeys,
   ) {}
 
   /**
@@ -201,7 +207,7 @@ export class SessionCommandsService {
     blockId: string,
   ): Promise<Accepted & { alreadyReverted: boolean }> {
     await this.existingSession(tenant, sessionId);
-    const block = await findBlock(this.store, tenant, sessionId, blockId);
+    const block = await this.reads.block(tenant, sessionId, blockId);
     if (!block) throw new NotFoundError(`block ${blockId} not found in session ${sessionId}`);
     const accepted = await this.send(
       sessionId,

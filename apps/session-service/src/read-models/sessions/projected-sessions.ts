@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { ProjectionProgress, samePosition } from '../../projector/projection-progress';
-import { ReadModelStore } from '../read-model.store';
+import { READ_MODEL_READS, type ReadModelReads } from '../read-model.reads';
 import type { SessionDocument } from './session.document';
 
 /** Session documents kept at most; the least recently used go first. */
@@ -18,7 +18,7 @@ export class ProjectedSessions {
   private readonly sessions = new LRUCache<string, { doc: SessionDocument; run: number }>({ max: MAX_SESSIONS });
 
   constructor(
-    private readonly store: ReadModelStore,
+    @Inject(READ_MODEL_READS) private readonly reads: ReadModelReads,
     private readonly progress: ProjectionProgress,
   ) {
     progress.onSessionsWritten((written, at) => {
@@ -57,7 +57,7 @@ export class ProjectedSessions {
     let doc: SessionDocument | null;
     if (kept && kept.run === before?.run) doc = kept.doc;
     else {
-      doc = await this.store.sessions.findOne({ _id: sessionId });
+      doc = await this.reads.session(sessionId);
       if (doc && before && samePosition(before, this.progress.position('sessionEvents', sessionId))) {
         this.sessions.set(doc._id, { doc, run: before.run });
       }
