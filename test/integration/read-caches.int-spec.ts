@@ -5,10 +5,12 @@ import { ENGINE_VERSION, type CompactionBlock } from '@ctxledger/context-engine'
 import type { KafkaEventBatch } from '@ctxledger/kafka';
 import { ProjectionProgress } from '../../apps/session-service/src/projector/projection-progress';
 import { SessionProjectorService } from '../../apps/session-service/src/projector/session-projector.service';
-import { BlockCache } from '../../apps/session-service/src/queries/block-cache';
-import { MessageCache } from '../../apps/session-service/src/queries/message-cache';
-import { ProjectedSessions } from '../../apps/session-service/src/queries/projected-sessions';
+import { BlockCache } from '../../apps/session-service/src/read-models/blocks/block-cache';
+import { MessageCache } from '../../apps/session-service/src/read-models/messages/message-cache';
+import { ProjectedSessions } from '../../apps/session-service/src/read-models/sessions/projected-sessions';
 import { blocksOf } from '../../apps/session-service/src/read-models/blocks/block.query';
+import { MongoReadModelProjection } from '../../apps/session-service/src/read-models/mongo-read-model-projection';
+import { MongoReadModelReads } from '../../apps/session-service/src/read-models/mongo-read-model-reads';
 import { ensureReadModelIndexes, ReadModelStore } from '../../apps/session-service/src/read-models/read-model.store';
 import { ProjectionConflictError } from '../../apps/session-service/src/read-models/sessions/session-stream.projection';
 import { InMemoryReadModel } from '../../apps/session-service/src/read-models/testing/in-memory-read-model';
@@ -156,11 +158,12 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
           await ensureReadModelIndexes(db);
           const store = new ReadModelStore({ db } as Connection);
           const progress = new ProjectionProgress();
-          const self = new SessionProjectorService(store, progress);
-          const other = new SessionProjectorService(store, new ProjectionProgress());
-          const messageCache = new MessageCache(store, progress);
-          const blockCache = new BlockCache(store, progress);
-          const projectedSessions = new ProjectedSessions(store, progress);
+          const reads = new MongoReadModelReads(store);
+          const self = new SessionProjectorService(new MongoReadModelProjection(store), progress);
+          const other = new SessionProjectorService(new MongoReadModelProjection(store), new ProjectionProgress());
+          const messageCache = new MessageCache(reads, progress);
+          const blockCache = new BlockCache(reads, progress);
+          const projectedSessions = new ProjectedSessions(reads, progress);
           const { session, blocks } = streams(steps);
           const OWNED = { partitions: [0], partitionCount: 1 };
           let owner: 'self' | 'other' | undefined;
@@ -229,8 +232,8 @@ describe('read caches and the projector session cache (real MongoDB-wire server)
 
           // The read model equals one in-memory projection of the same streams.
           const reference = new InMemoryReadModel();
-          reference.projectSessionStream(session.map((event, offset) => ({ event, partition: 0, offset })));
-          reference.projectBlockStream(blocks.map((event, offset) => ({ event, partition: 0, offset })));
+          reference.applySessionStream(session.map((event, offset) => ({ event, partition: 0, offset })));
+          reference.applyBlockStream(blocks.map((event, offset) => ({ event, partition: 0, offset })));
           const expected = reference.snapshot();
           const byId = <T extends { _id: string }>(docs: T[]) => docs.sort((a, b) => a._id.localeCompare(b._id));
           expect(byId(await store.sessions.find().toArray())).toEqual(expected.sessions);

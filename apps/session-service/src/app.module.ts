@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule } from '@ctxledger/platform';
 import { CommandsModule } from './commands/commands.module';
 import { SessionServiceEnv } from './config/session-service.env';
+import { HttpErrorsModule } from './http/http-errors.module';
 import { SecurityModule } from './http/security.module';
 import { InspectorModule } from './inspector/inspector.module';
 import { ProjectorModule } from './projector/projector.module';
@@ -14,6 +15,7 @@ export const SESSION_SERVICE = 'session-service';
   imports: [
     PlatformModule.forService({ serviceName: SESSION_SERVICE, env: SessionServiceEnv }),
     SecurityModule,
+    HttpErrorsModule,
     ProjectorModule,
     CommandsModule,
     QueriesModule,

@@ -1,15 +1,15 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
-import { RetryAfterFilter } from '../http/retry-after.filter';
 import { ProjectorModule } from '../projector/projector.module';
 import { QueriesModule } from '../queries/queries.module';
 import { ReadModelModule } from '../read-models/read-model.module';
 import { CompactionCommandsController } from './compaction-commands.controller';
-import { IdempotencyKeys } from './idempotency-keys';
+import { IDEMPOTENCY_KEYS } from './idempotency-keys';
+import { KafkaSessionEventPublisher } from './kafka-session-event-publisher';
 import { MessagesController } from './messages.controller';
 import { SessionCommandsService } from './session-commands.service';
 import { SessionConfigController } from './session-config.controller';
-import { SessionEventPublisher } from './session-event-publisher';
+import { MongoIdempotencyKeys } from './mongo-idempotency-keys';
+import { SESSION_EVENT_PUBLISHER } from './session-event-publisher';
 
 /** The write side of the HTTP API: requests become session-stream events (sessions looked up as the read side does). */
 @Module({
@@ -17,9 +17,8 @@ import { SessionEventPublisher } from './session-event-publisher';
   controllers: [MessagesController, SessionConfigController, CompactionCommandsController],
   providers: [
     SessionCommandsService,
-    SessionEventPublisher,
-    IdempotencyKeys,
-    { provide: APP_FILTER, useClass: RetryAfterFilter },
+    { provide: SESSION_EVENT_PUBLISHER, useClass: KafkaSessionEventPublisher },
+    { provide: IDEMPOTENCY_KEYS, useClass: MongoIdempotencyKeys },
   ],
 })
 export class CommandsModule {}

@@ -1,11 +1,4 @@
-import {
-  BadRequestException,
-  Injectable,
-  NotFoundException,
-  PayloadTooLargeException,
-  ServiceUnavailableException,
-  UnprocessableEntityException,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   ContractViolationError,
   createEvent,
@@ -19,16 +12,31 @@ import {
 } from '@ctxledger/contracts';
 import { classifyProviderError, type ProviderErrorClassification } from '@ctxledger/context-engine';
 import { ProjectionMetrics } from '../projector/projection.metrics';
-import { findBlock } from '../read-models/blocks/block.query';
-import { ReadModelStore } from '../read-models/read-model.store';
-import { ProjectedSessions } from '../queries/projected-sessions';
+import { READ_MODEL_READS, type ReadModelReads } from '../read-models/read-model.reads';
+import { ProjectedSessions } from '../read-models/sessions/projected-sessions';
 import { unstorableReason } from '../read-models/storable';
-import { IdempotencyKeys, keyFromClientMessageIds, requestFingerprint, type KeyedRequest } from './idempotency-keys';
 import {
-  AppendTooLargeError,
+  IDEMPOTENCY_KEYS,
+  keyFromClientMessageIds,
+  requestFingerprint,
+  type IdempotencyKeys,
+  type KeyedRequest,
+} from './idempotency-keys';
+import {
+  InvalidRequestError,
+  NotFoundError,
+  OtherTenantSessionError,
   OutcomeUnknownError,
-  SessionEventPublisher,
+  SessionNotFoundError,
+  TooLargeError,
+  UnprocessableError,
+} from '../session-errors';
+import {
+  AppendNotAcknowledgedError,
+  AppendTooLargeError,
+  SESSION_EVENT_PUBLISHER,
   type Appended,
+  type SessionEventPublisher,
 } from './session-event-publisher';
 
 export interface Accepted extends Appended {
@@ -59,11 +67,11 @@ const MAX_IDEMPOTENCY_KEY = LIMITS.maxIdLength - 1 - String(LIMITS.maxBatchMessa
 @Injectable()
 export class SessionCommandsService {
   constructor(
-    private readonly publisher: SessionEventPublisher,
-    private readonly store: ReadModelStore,
+    @Inject(SESSION_EVENT_PUBLISHER) private readonly publisher: SessionEventPublisher,
+    @Inject(READ_MODEL_READS) private readonly reads: ReadModelReads,
     private readonly sessions: ProjectedSessions,
     private readonly metrics: ProjectionMetrics,
-    private readonly keys: IdempotencyKeys,
+    @Inject(IDEMPOTENCY_KEYS) private readonly keys: IdempotencyKeys,
   ) {}
 
   /**
@@ -81,7 +89,7 @@ export class SessionCommandsService {
       idempotencyKey !== undefined &&
       (idempotencyKey.length > MAX_IDEMPOTENCY_KEY || !ID_PATTERN.test(idempotencyKey))
     ) {
-      throw new BadRequestException([`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} of letters, digits and _:@-`]);
+      throw new InvalidRequestError([`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} of letters, digits and _:@-`]);
     }
     await this.refuseOtherTenant(tenant, sessionId);
     const derived = keyFromClientMessageIds(messages.map((m) => m.clientMessageId));
@@ -127,7 +135,7 @@ export class SessionCommandsService {
       accepted = await this.send(sessionId, events, retry);
     } catch (error) {
       // Refused before anything was sent (400, 413): the key is free for a corrected body.
-      if (bound && (error instanceof BadRequestException || error instanceof PayloadTooLargeException)) {
+      if (bound && (error instanceof InvalidRequestError || error instanceof TooLargeError)) {
         await this.keys.release(keyed!);
       }
       throw error;
@@ -143,12 +151,12 @@ export class SessionCommandsService {
 
   async configure(tenant: string, sessionId: string, config: SessionConfiguredData): Promise<Accepted> {
     const unstorable = unstorableReason(config.policy ?? {}, 'policy');
-    if (unstorable) throw new BadRequestException([unstorable]);
+    if (unstorable) throw new InvalidRequestError([unstorable]);
     const { session: current, ownedByAnotherTenant } = await this.sessions.lookup(tenant, sessionId);
     // The merged configuration must make a budget the engine accepts (the same check as on the Kafka path).
     const violations = sessionConfigViolations(mergeSessionConfig(current?.config, config));
-    if (violations.length > 0) throw new BadRequestException(violations);
-    if (ownedByAnotherTenant) throw notFound(sessionId);
+    if (violations.length > 0) throw new InvalidRequestError(violations);
+    if (ownedByAnotherTenant) throw new OtherTenantSessionError(sessionId);
     return this.send(sessionId, [createEvent('session.configured', sessionId, config, { tenant })], {
       idempotencyKey: null,
       how: 'retrying the same configuration is safe: applied twice it has the effect of once',
@@ -173,12 +181,10 @@ export class SessionCommandsService {
     await this.existingSession(tenant, sessionId);
     const classification = classifyProviderError(errorText);
     if (classification.kind !== 'overflow') {
-      throw new UnprocessableEntityException({
-        statusCode: 422,
-        error: 'Unprocessable Entity',
-        message: `not a context overflow but ${describe(classification)}: compacting would not help`,
-        classification,
-      });
+      throw new UnprocessableError(
+        `not a context overflow but ${describe(classification)}: compacting would not help`,
+        { classification },
+      );
     }
     const accepted = await this.send(
       sessionId,
@@ -201,8 +207,8 @@ export class SessionCommandsService {
     blockId: string,
   ): Promise<Accepted & { alreadyReverted: boolean }> {
     await this.existingSession(tenant, sessionId);
-    const block = await findBlock(this.store, tenant, sessionId, blockId);
-    if (!block) throw new NotFoundException(`block ${blockId} not found in session ${sessionId}`);
+    const block = await this.reads.block(tenant, sessionId, blockId);
+    if (!block) throw new NotFoundError(`block ${blockId} not found in session ${sessionId}`);
     const accepted = await this.send(
       sessionId,
       [createEvent('block-revert.requested', sessionId, { blockId }, { tenant })],
@@ -212,47 +218,39 @@ export class SessionCommandsService {
   }
 
   /**
-   * Sends the events; when Kafka did not acknowledge them the answer is 503 with `outcome: "unknown"` (they may
-   * be written or not), Retry-After, and what makes a retry safe.
+   * Sends the events; when Kafka did not acknowledge them the outcome is unknown (they may be written or not):
+   * OutcomeUnknownError says when to retry and what makes a retry safe.
    */
   private async send(sessionId: string, events: AnyEvent[], retry: RetryRule): Promise<Accepted> {
     try {
       const appended = await this.publisher.append(sessionId, events);
       return { sessionId, ...appended, waitToken: appended.offsets[appended.offsets.length - 1]! };
     } catch (error) {
-      if (error instanceof ContractViolationError) throw new BadRequestException(error.violations);
-      if (error instanceof AppendTooLargeError) throw new PayloadTooLargeException(error.message);
-      if (error instanceof OutcomeUnknownError) {
-        throw new ServiceUnavailableException({
-          statusCode: 503,
-          error: 'Service Unavailable',
-          outcome: 'unknown',
-          message: `${error.message}: the outcome is unknown; ${retry.how}`,
-          idempotencyKey: retry.idempotencyKey,
-          retryAfterSeconds: error.retryAfterSeconds,
-        });
+      if (error instanceof ContractViolationError) throw new InvalidRequestError(error.violations);
+      if (error instanceof AppendTooLargeError) throw new TooLargeError(error.message);
+      if (error instanceof AppendNotAcknowledgedError) {
+        throw new OutcomeUnknownError(
+          `${error.message}: the outcome is unknown; ${retry.how}`,
+          retry.idempotencyKey,
+          error.retryAfterSeconds,
+        );
       }
       throw error;
     }
   }
 
   private async existingSession(tenant: string, sessionId: string): Promise<void> {
-    if (!(await this.sessions.find(tenant, sessionId))) throw notFound(sessionId);
+    if (!(await this.sessions.find(tenant, sessionId))) throw new SessionNotFoundError(sessionId);
   }
 
   private async refuseOtherTenant(tenant: string, sessionId: string): Promise<void> {
-    if (await this.sessions.ownedByAnotherTenant(tenant, sessionId)) throw notFound(sessionId);
+    if (await this.sessions.ownedByAnotherTenant(tenant, sessionId)) throw new OtherTenantSessionError(sessionId);
   }
 }
 
 /** The first few ids of a list, for a message. */
 function listed(ids: readonly string[], shown = 3): string {
   return ids.length <= shown ? ids.join(', ') : `${ids.slice(0, shown).join(', ')}, … (${ids.length} in all)`;
-}
-
-/** Another tenant's session, like a session that does not exist, is not found. */
-function notFound(sessionId: string): NotFoundException {
-  return new NotFoundException(`session ${sessionId} not found`);
 }
 
 function describe(c: ProviderErrorClassification): string {

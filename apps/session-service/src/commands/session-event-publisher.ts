@@ -1,9 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ContractViolationError, type AnyEvent } from '@ctxledger/contracts';
-import { EventProducer, RequestTooLargeError } from '@ctxledger/kafka';
-import { SERVICE_ENV } from '@ctxledger/platform';
-import type { SessionServiceEnv } from '../config/session-service.env';
+import type { AnyEvent } from '@ctxledger/contracts';
 
+/** Where a session's events were appended: their partition and offsets (the last one is the waitToken). */
 export interface Appended {
   readonly partition: number;
   readonly offsets: string[];
@@ -18,7 +15,7 @@ export { RequestTooLargeError as AppendTooLargeError } from '@ctxledger/kafka';
  * answer, and a broker may have written a batch whose acknowledgement was lost: in a 20 s broker outage 32 of
  * 600 requests answered this way were stored all the same.
  */
-export class OutcomeUnknownError extends Error {
+export class AppendNotAcknowledgedError extends Error {
   constructor(
     message: string,
     /** Seconds after which a retry is worth it. */
@@ -29,56 +26,13 @@ export class OutcomeUnknownError extends Error {
 }
 
 /**
- * Appends events of ONE session to the session stream in ONE produce request: one key, one partition, one
- * record batch — the broker takes all of it or none. Idempotent producer (no duplicates on its own retries).
- * When Kafka does not acknowledge within KAFKA_SEND_TIMEOUT_MS, the outcome is unknown (OutcomeUnknownError):
- * the client retries with the same Idempotency-Key / clientMessageIds, so a late success of the first try is
- * not appended twice.
+ * The port the write use cases append through: events of ONE session, all or none, in order. Validates every
+ * event first and throws ContractViolationError / AppendTooLargeError before sending anything;
+ * AppendNotAcknowledgedError when the outcome is unknown. Adapters: KafkaSessionEventPublisher (the service),
+ * InMemorySessionEventPublisher (tests).
  */
-@Injectable()
-export class SessionEventPublisher {
-  private readonly logger = new Logger(SessionEventPublisher.name);
-  private readonly timeoutMs: number;
-
-  constructor(
-    private readonly producer: EventProducer,
-    @Inject(SERVICE_ENV) env: SessionServiceEnv,
-  ) {
-    this.timeoutMs = env.KAFKA_SEND_TIMEOUT_MS;
-  }
-
-  /** Validates every event first; throws ContractViolationError / AppendTooLargeError before sending. */
-  async append(sessionId: string, events: readonly AnyEvent[]): Promise<Appended> {
-    for (const event of events) {
-      if (event.sessionId !== sessionId)
-        throw new Error(`event of session ${event.sessionId} in an append to ${sessionId}`);
-    }
-    let timer: NodeJS.Timeout | undefined;
-    const sent = this.producer.send(
-      events.map((event) => ({ stream: 'sessionEvents' as const, event })),
-      { timeoutMs: this.timeoutMs },
-    );
-    try {
-      const timeout = new Promise<never>((_, fail) => {
-        timer = setTimeout(
-          () => fail(new Error(`Kafka did not acknowledge within ${this.timeoutMs} ms`)),
-          this.timeoutMs,
-        );
-      });
-      sent.catch(() => undefined); // a late failure after the timeout answered is only logged below
-      const [meta] = await Promise.race([sent, timeout]);
-      const base = BigInt(meta!.baseOffset!);
-      return { partition: meta!.partition, offsets: events.map((_, i) => (base + BigInt(i)).toString()) };
-    } catch (error) {
-      if (error instanceof RequestTooLargeError || error instanceof ContractViolationError) throw error;
-      this.logger.warn(`append to session ${sessionId} not acknowledged: ${(error as Error).message}`);
-      throw new OutcomeUnknownError(
-        `Kafka is unavailable: the events were not acknowledged within ${this.timeoutMs} ms (${(error as Error).message}); ` +
-          'they may have been written or not',
-        Math.max(1, Math.ceil(this.timeoutMs / 1000)),
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+export interface SessionEventPublisher {
+  append(sessionId: string, events: readonly AnyEvent[]): Promise<Appended>;
 }
+
+export const SESSION_EVENT_PUBLISHER = Symbol('SessionEventPublisher');

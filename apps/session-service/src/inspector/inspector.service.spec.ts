@@ -1,9 +1,9 @@
 import type { SessionConfiguredData } from '@ctxledger/contracts';
-import type { BlockCache } from '../queries/block-cache';
-import type { MessageCache } from '../queries/message-cache';
-import type { ProjectedSessions } from '../queries/projected-sessions';
+import type { BlockCache } from '../read-models/blocks/block-cache';
+import type { MessageCache } from '../read-models/messages/message-cache';
+import type { ProjectedSessions } from '../read-models/sessions/projected-sessions';
 import type { MessageDocument } from '../read-models/messages/message.document';
-import type { ReadModelStore } from '../read-models/read-model.store';
+import type { ReadModelReads } from '../read-models/read-model.reads';
 import type { SessionDocument } from '../read-models/sessions/session.document';
 import { InspectorService } from './inspector.service';
 
@@ -36,15 +36,8 @@ function setUp() {
   const heads = new Map<string, number>();
   const loads: string[] = [];
   const store = {
-    sessions: {
-      find: () => ({
-        sort: () => ({
-          skip: () => ({ limit: () => ({ toArray: async () => [...sessions.values()] }) }),
-        }),
-      }),
-      countDocuments: async () => sessions.size,
-    },
-  } as unknown as ReadModelStore;
+    sessionsOf: async () => ({ docs: [...sessions.values()], total: sessions.size }),
+  } as unknown as ReadModelReads;
   const slow = new Map<string, Promise<void>>();
   const messageCache = {
     messages: async (id: string, count: number) => {

@@ -1,12 +1,12 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { findBlock } from '../read-models/blocks/block.query';
-import { ReadModelStore } from '../read-models/read-model.store';
+import { READ_MODEL_READS, type ReadModelReads } from '../read-models/read-model.reads';
 import type { SessionDocument } from '../read-models/sessions/session.document';
-import { BlockCache } from '../queries/block-cache';
-import { MessageCache } from '../queries/message-cache';
-import { ProjectedSessions } from '../queries/projected-sessions';
+import { BlockCache } from '../read-models/blocks/block-cache';
+import { MessageCache } from '../read-models/messages/message-cache';
+import { ProjectedSessions } from '../read-models/sessions/projected-sessions';
 import { statsView, type LoadedSession } from '../queries/session-view';
+import { NotFoundError, SessionNotFoundError } from '../session-errors';
 import type { SessionListDto, SessionSummaryDto } from './dto/inspector-response.dto';
 import { blockDetail, effectivePage, messagesPage, tokenSeries, type WireFormat } from './inspector-views';
 
@@ -49,22 +49,14 @@ export class InspectorService {
   listStatsWaitMs = LIST_STATS_WAIT_MS;
 
   constructor(
-    private readonly store: ReadModelStore,
+    @Inject(READ_MODEL_READS) private readonly reads: ReadModelReads,
     private readonly sessions: ProjectedSessions,
     private readonly messageCache: MessageCache,
     private readonly blockCache: BlockCache,
   ) {}
 
   async list(tenant: string, q: string | undefined, offset: number, limit: number): Promise<SessionListDto> {
-    // q is letters, digits and _:@- only (validated); escaped all the same.
-    const filter = {
-      tenant,
-      ...(q !== undefined && { _id: { $regex: q.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&') } }),
-    };
-    const [docs, total] = await Promise.all([
-      this.store.sessions.find(filter).sort({ updatedAt: -1, _id: 1 }).skip(offset).limit(limit).toArray(),
-      this.store.sessions.countDocuments(filter),
-    ]);
+    const { docs, total } = await this.reads.sessionsOf(tenant, q, offset, limit);
     const deadline = Date.now() + this.listStatsWaitMs;
     const sessions = await Promise.all(docs.map((d) => this.summaryBy(d, deadline)));
     return { sessions, total, offset, limit };
@@ -124,8 +116,8 @@ export class InspectorService {
   async block(tenant: string, sessionId: string, blockId: string) {
     const loaded = await this.load(tenant, sessionId);
     const doc =
-      loaded.blocks.find((b) => b.blockId === blockId) ?? (await findBlock(this.store, tenant, sessionId, blockId));
-    if (!doc) throw new NotFoundException(`block ${blockId} of session ${sessionId} not found`);
+      loaded.blocks.find((b) => b.blockId === blockId) ?? (await this.reads.block(tenant, sessionId, blockId));
+    if (!doc) throw new NotFoundError(`block ${blockId} of session ${sessionId} not found`);
     return blockDetail(loaded, doc);
   }
 
@@ -135,7 +127,7 @@ export class InspectorService {
 
   private async load(tenant: string, sessionId: string): Promise<LoadedSession> {
     const session = await this.sessions.find(tenant, sessionId);
-    if (!session) throw new NotFoundException(`session ${sessionId} not found`);
+    if (!session) throw new SessionNotFoundError(sessionId);
     return this.loadDocument(session);
   }
 

@@ -1,13 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { BatchHandlerResult, KafkaEventBatch } from '@ctxledger/kafka';
 import type { BlockDocument } from '../read-models/blocks/block.document';
-import { projectBlockStream } from '../read-models/blocks/block-stream.projection';
-import { ReadModelStore } from '../read-models/read-model.store';
-import {
-  projectSessionStream,
-  SessionCache,
-  type PositionedEvent,
-} from '../read-models/sessions/session-stream.projection';
+import { READ_MODEL_PROJECTION, type ReadModelProjection } from '../read-models/read-model.projection';
+import type { PositionedEvent } from '../read-models/sessions/session-stream.projection';
 import { ProjectionProgress, type ProjectedStream } from './projection-progress';
 
 /**
@@ -17,19 +12,14 @@ import { ProjectionProgress, type ProjectedStream } from './projection-progress'
  */
 @Injectable()
 export class SessionProjectorService {
-  /** The sessions this instance projects (re-read only when another writer moved one). */
-  private readonly sessions = new SessionCache();
-
   constructor(
-    private readonly store: ReadModelStore,
+    @Inject(READ_MODEL_PROJECTION) private readonly readModel: ReadModelProjection,
     private readonly progress: ProjectionProgress,
   ) {}
 
   async projectSessionEvents(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
     const records = positioned(batch);
-    const plan = await this.failing('sessionEvents', batch, () =>
-      projectSessionStream(this.store, records, this.sessions),
-    );
+    const plan = await this.failing('sessionEvents', batch, () => this.readModel.projectSessionStream(records));
     if (records.length > 0) {
       this.progress.sessionsProjected({
         partition: batch.partition,
@@ -44,7 +34,7 @@ export class SessionProjectorService {
 
   async projectBlocks(batch: KafkaEventBatch): Promise<BatchHandlerResult> {
     const records = positioned(batch);
-    const plan = await this.failing('blocks', batch, () => projectBlockStream(this.store, records));
+    const plan = await this.failing('blocks', batch, () => this.readModel.projectBlockStream(records));
     if (records.length > 0) {
       const sessions = new Map<string, { head: number; docs: BlockDocument[] }>();
       for (const [sessionId, head] of plan.heads) sessions.set(sessionId, { head, docs: [] });

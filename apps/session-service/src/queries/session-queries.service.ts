@@ -1,4 +1,4 @@
-import { GatewayTimeoutException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { configure, renderHistory } from '@ctxledger/context-engine';
 import { SERVICE_ENV } from '@ctxledger/platform';
 import { LRUCache } from 'lru-cache';
@@ -6,12 +6,13 @@ import { ProjectionMetrics } from '../projector/projection.metrics';
 import { ProjectionProgress } from '../projector/projection-progress';
 import type { SessionServiceEnv } from '../config/session-service.env';
 import type { BlockDocument } from '../read-models/blocks/block.document';
+import { ReadTimeoutError, SessionNotFoundError } from '../session-errors';
 import type { SessionDocument } from '../read-models/sessions/session.document';
 import type { HistoryQueryDto } from './dto/history-query.dto';
 import type { HistoryResponseDto } from './dto/history-response.dto';
-import { BlockCache } from './block-cache';
-import { MessageCache } from './message-cache';
-import { ProjectedSessions } from './projected-sessions';
+import { BlockCache } from '../read-models/blocks/block-cache';
+import { MessageCache } from '../read-models/messages/message-cache';
+import { ProjectedSessions } from '../read-models/sessions/projected-sessions';
 import {
   engineConfigOf,
   historyView,
@@ -237,7 +238,7 @@ export class SessionQueriesService {
 
   /**
    * The session once its projection reached `after` (a waitToken: the session-stream offset of a write).
-   * Waits at most waitMs (default READ_YOUR_WRITES_DEFAULT_MS, capped at READ_YOUR_WRITES_MAX_MS); then 504.
+   * Waits at most waitMs (default READ_YOUR_WRITES_DEFAULT_MS, capped at READ_YOUR_WRITES_MAX_MS); then ReadTimeoutError (504).
    */
   private async sessionAfter(
     tenant: string,
@@ -252,10 +253,10 @@ export class SessionQueriesService {
     for (let waited = false; ; waited = true) {
       const session = await this.sessions.find(tenant, sessionId);
       if (session && (target === undefined || session.lastOffset >= target)) return { session, waited };
-      if (target === undefined) throw new NotFoundException(`session ${sessionId} not found`);
+      if (target === undefined) throw new SessionNotFoundError(sessionId);
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new GatewayTimeoutException(
+        throw new ReadTimeoutError(
           `waited ${budget} ms for the read model of session ${sessionId} to reach offset ${after}; ` +
             (session ? `it has projected up to offset ${session.lastOffset}` : 'the session is not projected yet') +
             ' — retry, or check the projection lag on /metrics',

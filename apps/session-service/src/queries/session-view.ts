@@ -27,6 +27,9 @@ import type { BlockDocument } from '../read-models/blocks/block.document';
 import type { MessageView } from '../read-models/messages/message.document';
 import type { SessionDocument } from '../read-models/sessions/session.document';
 
+// The views compose the three read models (a session's document, its messages, its blocks) through the engine's
+// overlay: they belong to the query use cases, not to one read model's folder.
+
 /** One session as read from the read model: its document, its messages by position, its blocks by creation. */
 export interface LoadedSession {
   readonly session: SessionDocument;

@@ -15,8 +15,8 @@ const stored = (model: InMemoryReadModel) => model.snapshot().messages.map((m) =
 describe('the session-stream projection: a message event published twice', () => {
   it('keeps one message per event id (without a clientMessageId), in one batch and across batches', () => {
     const model = new InMemoryReadModel();
-    model.projectSessionStream(positioned([message('one', 'e1'), message('one', 'e1'), message('two', 'e2')]));
-    model.projectSessionStream(positioned([message('one', 'e1'), message('three', 'e3')], 3));
+    model.applySessionStream(positioned([message('one', 'e1'), message('one', 'e1'), message('two', 'e2')]));
+    model.applySessionStream(positioned([message('one', 'e1'), message('three', 'e3')], 3));
     expect(stored(model)).toEqual(['one', 'two', 'three']);
     expect(model.sessions.get('s')!.messageCount).toBe(3);
     expect(model.snapshot().messages.map((m) => m.eventId)).toEqual(['e1', 'e2', 'e3']);
@@ -24,7 +24,7 @@ describe('the session-stream projection: a message event published twice', () =>
 
   it('identifies a message with a clientMessageId by it, not by its event id', () => {
     const model = new InMemoryReadModel();
-    model.projectSessionStream(
+    model.applySessionStream(
       positioned([message('a', 'e1', 'm1'), message('a again', 'e2', 'm1'), message('b', 'e3', 'm2')]),
     );
     expect(stored(model)).toEqual(['a', 'b']);

@@ -56,8 +56,8 @@ function streams(): { session: PositionedEvent[]; blocks: PositionedEvent[] } {
 function reference(): InMemoryReadModel {
   const { session, blocks } = streams();
   const model = new InMemoryReadModel();
-  model.projectSessionStream(session);
-  model.projectBlockStream(blocks);
+  model.applySessionStream(session);
+  model.applyBlockStream(blocks);
   return model;
 }
 
@@ -130,8 +130,8 @@ describe('read-model projection (pure evolve + write semantics, in memory)', () 
           while (queueS.length > 0 || queueB.length > 0) {
             const takeBlocks = queueS.length === 0 || (queueB.length > 0 && coin[k++ % coin.length]);
             const [from, to] = (takeBlocks ? queueB : queueS).shift()!;
-            if (takeBlocks) model.projectBlockStream(blocks.slice(from, to));
-            else model.projectSessionStream(session.slice(from, to));
+            if (takeBlocks) model.applyBlockStream(blocks.slice(from, to));
+            else model.applySessionStream(session.slice(from, to));
           }
           expect(model.snapshot()).toEqual(expected);
         },
@@ -143,10 +143,10 @@ describe('read-model projection (pure evolve + write semantics, in memory)', () 
   it('shows a block stored before its messages once they arrive (order-tolerant)', () => {
     const { session, blocks } = streams();
     const model = new InMemoryReadModel();
-    model.projectBlockStream(blocks.slice(0, 2));
+    model.applyBlockStream(blocks.slice(0, 2));
     expect(model.blocks.size).toBe(2);
-    model.projectSessionStream(session);
-    model.projectBlockStream(blocks);
+    model.applySessionStream(session);
+    model.applyBlockStream(blocks);
     expect(model.snapshot()).toEqual(reference().snapshot());
   });
 });

@@ -1,6 +1,6 @@
-import { ProjectionProgress, type SessionsWritten } from '../projector/projection-progress';
-import type { ReadModelStore } from '../read-models/read-model.store';
-import type { SessionDocument } from '../read-models/sessions/session.document';
+import { ProjectionProgress, type SessionsWritten } from '../../projector/projection-progress';
+import type { ReadModelReads } from '../read-model.reads';
+import type { SessionDocument } from './session.document';
 import { ProjectedSessions } from './projected-sessions';
 
 // The orderings a real database makes rare (a read answered before a write, handled after it) are set up here
@@ -26,15 +26,12 @@ const batch = (offset: number, ...sessions: SessionDocument[]): SessionsWritten 
   messages: [],
 });
 
-/** A store whose lookups by `_id` wait until the test answers them. */
+/** A read model whose session lookups wait until the test answers them. */
 function storeWithPendingLookups() {
   const pending: { id: string; answer: (d: SessionDocument | null) => void }[] = [];
   const store = {
-    sessions: {
-      findOne: ({ _id }: { _id: string }) =>
-        new Promise<SessionDocument | null>((answer) => pending.push({ id: _id, answer })),
-    },
-  } as unknown as ReadModelStore;
+    session: (id: string) => new Promise<SessionDocument | null>((answer) => pending.push({ id, answer })),
+  } as unknown as ReadModelReads;
   return { store, pending };
 }
 

@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { ProjectionProgress, samePosition } from '../projector/projection-progress';
-import { ReadModelStore } from '../read-models/read-model.store';
-import type { SessionDocument } from '../read-models/sessions/session.document';
+import { ProjectionProgress, samePosition } from '../../projector/projection-progress';
+import { READ_MODEL_READS, type ReadModelReads } from '../read-model.reads';
+import type { SessionDocument } from './session.document';
 
 /** Session documents kept at most; the least recently used go first. */
 const MAX_SESSIONS = 50_000;
@@ -18,7 +18,7 @@ export class ProjectedSessions {
   private readonly sessions = new LRUCache<string, { doc: SessionDocument; run: number }>({ max: MAX_SESSIONS });
 
   constructor(
-    private readonly store: ReadModelStore,
+    @Inject(READ_MODEL_READS) private readonly reads: ReadModelReads,
     private readonly progress: ProjectionProgress,
   ) {
     progress.onSessionsWritten((written, at) => {
@@ -57,7 +57,7 @@ export class ProjectedSessions {
     let doc: SessionDocument | null;
     if (kept && kept.run === before?.run) doc = kept.doc;
     else {
-      doc = await this.store.sessions.findOne({ _id: sessionId });
+      doc = await this.reads.session(sessionId);
       if (doc && before && samePosition(before, this.progress.position('sessionEvents', sessionId))) {
         this.sessions.set(doc._id, { doc, run: before.run });
       }

@@ -1,6 +1,6 @@
-import { ProjectionProgress } from '../projector/projection-progress';
-import { messageDocumentId, type MessageDocument } from '../read-models/messages/message.document';
-import type { ReadModelStore } from '../read-models/read-model.store';
+import { ProjectionProgress } from '../../projector/projection-progress';
+import { messageDocumentId, type MessageDocument } from './message.document';
+import type { ReadModelReads } from '../read-model.reads';
 import { MessageCache } from './message-cache';
 
 // The ordering the property test (test/integration/read-caches.int-spec.ts) hardly ever meets: the projector
@@ -18,20 +18,17 @@ const message = (position: number): MessageDocument => ({
   time: '2026-01-01T00:00:00.000Z',
 });
 
-/** A store whose message lookups by `_id` wait until the test answers them (from the stored messages). */
+/** A read model whose message lookups wait until the test answers them (from the stored messages). */
 function storeWithPendingLookups() {
   const pending: string[] = [];
   const answers: Array<() => void> = [];
   const store = {
-    messages: {
-      findOne: ({ _id }: { _id: string }) =>
-        new Promise((resolve) => {
-          pending.push(_id);
-          const position = Number(_id.slice(_id.lastIndexOf('/') + 1));
-          answers.push(() => resolve(message(position)));
-        }),
-    },
-  } as unknown as ReadModelStore;
+    message: (sessionId: string, position: number) =>
+      new Promise((resolve) => {
+        pending.push(messageDocumentId(sessionId, position));
+        answers.push(() => resolve(message(position)));
+      }),
+  } as unknown as ReadModelReads;
   const answerAll = async () => {
     await new Promise((r) => setImmediate(r)); // the read has sent its lookups
     for (const answer of answers.splice(0)) answer();

@@ -1,9 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { ProjectionProgress, type BlocksWritten, type PartitionPosition } from '../projector/projection-progress';
-import type { BlockDocument } from '../read-models/blocks/block.document';
-import { blockHeadOf, blocksOf } from '../read-models/blocks/block.query';
-import { ReadModelStore } from '../read-models/read-model.store';
+import { ProjectionProgress, type BlocksWritten, type PartitionPosition } from '../../projector/projection-progress';
+import type { BlockDocument } from './block.document';
+import { READ_MODEL_READS, type ReadModelReads } from '../read-model.reads';
 
 /** Block documents kept in memory at most (all sessions together); least recently read sessions go first. */
 const MAX_CACHED_BLOCKS = 100_000;
@@ -43,7 +42,7 @@ export class BlockCache {
   private readonly loading = new Map<string, { head: number; promise: Promise<{ entry: Entry; kept: boolean }> }>();
 
   constructor(
-    private readonly store: ReadModelStore,
+    @Inject(READ_MODEL_READS) private readonly reads: ReadModelReads,
     private readonly progress: ProjectionProgress,
   ) {
     progress.onBlocksWritten((written, at) => this.offer(written, at));
@@ -56,7 +55,7 @@ export class BlockCache {
     if (cached && before && cached.run === before.run) {
       return { head: cached.head, docs: cached.docs.filter((d) => d.tenant === tenant) };
     }
-    const head = await blockHeadOf(this.store, sessionId);
+    const head = await this.reads.blockHead(sessionId);
     const current = this.sessions.get(sessionId); // a batch handed over meanwhile may have moved it
     const { entry, kept } =
       current && current.head >= head ? { entry: current, kept: true } : await this.load(sessionId, head);
@@ -79,7 +78,7 @@ export class BlockCache {
     this.reading.set(sessionId, readers.add(reading));
     const promise = (async () => {
       try {
-        const docs = head < 0 ? [] : await blocksOf(this.store, sessionId);
+        const docs = head < 0 ? [] : await this.reads.blocksOf(sessionId);
         const now = this.sessions.peek(sessionId); // a batch may have moved it further meanwhile
         if (now && now.head > head) return { entry: now, kept: true };
         if (reading.offered) return { entry: { head, docs }, kept: false };

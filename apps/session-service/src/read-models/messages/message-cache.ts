@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { ProjectionProgress } from '../projector/projection-progress';
-import { messageDocumentId, type MessageDocument, type MessageView } from '../read-models/messages/message.document';
-import { ReadModelStore } from '../read-models/read-model.store';
+import { ProjectionProgress } from '../../projector/projection-progress';
+import type { MessageDocument, MessageView } from './message.document';
+import { READ_MODEL_READS, type ReadModelReads } from '../read-model.reads';
 
 /** Messages kept in memory at most (all sessions together); least recently read sessions go first. */
 const MAX_CACHED_MESSAGES = 200_000;
@@ -28,7 +28,7 @@ export class MessageCache {
   });
 
   constructor(
-    private readonly store: ReadModelStore,
+    @Inject(READ_MODEL_READS) private readonly reads: ReadModelReads,
     progress: ProjectionProgress,
   ) {
     progress.onSessionsWritten((written) => this.offer(written.messages));
@@ -67,16 +67,8 @@ export class MessageCache {
   private async read(sessionId: string, from: number, to: number): Promise<MessageView[]> {
     const out: MessageView[] = [];
     for (let at = from; at < to; at += LOOKUPS_IN_FLIGHT) {
-      const ids = Array.from({ length: Math.min(LOOKUPS_IN_FLIGHT, to - at) }, (_, i) =>
-        messageDocumentId(sessionId, at + i),
-      );
       const docs = await Promise.all(
-        ids.map((_id) =>
-          this.store.messages.findOne<MessageView>(
-            { _id },
-            { projection: { _id: 0, position: 1, message: 1, tokens: 1, tokenProfile: 1 } },
-          ),
-        ),
+        Array.from({ length: Math.min(LOOKUPS_IN_FLIGHT, to - at) }, (_, i) => this.reads.message(sessionId, at + i)),
       );
       for (const d of docs) if (d) out.push(d); // a missing one fails the caller's check
       if (docs.some((d) => d === null)) break;
