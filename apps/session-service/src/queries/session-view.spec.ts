@@ -190,19 +190,21 @@ describe('stored blocks that break the overlay (a read never fails on stored dat
     );
   });
 
+  /** A block of one edit over [from, to] (a prune of one position, else a summary). */
+  const block = (id: string, from: number, to: number): CompactionBlock => ({
+    id,
+    sessionId: 's',
+    stage: from === to ? 'prune' : 'summary',
+    range: { from, to },
+    edits: [{ from, to, replacement: [{ role: 'user', content: id }] }],
+    tokensBefore: 100,
+    tokensAfter: 10,
+    tokensSaved: 90,
+    basedOnPosition: 11,
+    engineVersion: ENGINE_VERSION,
+  });
+
   it('names the reason: a reversed range, a partial overlap with an active block', () => {
-    const block = (id: string, from: number, to: number): CompactionBlock => ({
-      id,
-      sessionId: 's',
-      stage: 'summary',
-      range: { from, to },
-      edits: [{ from, to, replacement: [{ role: 'user', content: id }] }],
-      tokensBefore: 100,
-      tokensAfter: 10,
-      tokensSaved: 90,
-      basedOnPosition: 11,
-      engineVersion: ENGINE_VERSION,
-    });
     const reversed = { ...block('reversed', 0, 1), range: { from: 2, to: 0 } };
     const all = loaded({}, chat, [block('a', 0, 3), reversed, block('crossing', 2, 5), block('inner', 1, 2)]);
     const { blocks, skipped } = usableBlocks(all.blocks, chat.length);
@@ -214,18 +216,6 @@ describe('stored blocks that break the overlay (a read never fails on stored dat
   });
 
   it('keeps every block of a long laminar history, and leaves out only a crossing one added to it', () => {
-    const block = (id: string, from: number, to: number): CompactionBlock => ({
-      id,
-      sessionId: 's',
-      stage: from === to ? 'prune' : 'summary',
-      range: { from, to },
-      edits: [{ from, to, replacement: [{ role: 'user', content: id }] }],
-      tokensBefore: 100,
-      tokensAfter: 10,
-      tokensSaved: 90,
-      basedOnPosition: 11,
-      engineVersion: ENGINE_VERSION,
-    });
     // Each position pruned, then summaries that each absorb the last (nested), the way a long session stores them.
     const history = [
       ...chat.map((_, k) => block(`p${k}`, k, k)),
