@@ -93,6 +93,21 @@ describe('summarizeDeterministic', () => {
     expect(sections.currentState).toBe('The test passes now. TODO: the migration script still needs PyYAML.');
   });
 
+  it('lists an unanswered request once, not again as a to-do line of itself', () => {
+    const r = summarizeDeterministic({
+      messages: [
+        ask('Fix the parser.'),
+        { role: 'assistant', content: 'Fixed. TODO: add a test for empty input.' },
+        ask('Next, update the changelog and bump the version.'),
+      ],
+      maxChars: 2000,
+    });
+    expect(r.sections.pendingWork).toEqual([
+      'Unanswered: Next, update the changelog and bump the version.',
+      'TODO: add a test for empty input.',
+    ]);
+  });
+
   it('flags a summary that is not smaller than its input', () => {
     const r = summarizeDeterministic({ messages: [ask('hi')] });
     expect(r.notSmaller).toBe(true);

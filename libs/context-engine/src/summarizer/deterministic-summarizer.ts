@@ -637,11 +637,12 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
         rank: pendingRank + p++,
       });
   }
+  // What the unanswered request already shows (a to-do line within it is not listed again).
+  let unanswered = '';
   if (lastUser > lastAssistantText && lastUser >= 0) {
-    model.pending.push({
-      text: oneLine(`Unanswered: ${messages[lastUser].content}`, LIMITS.pending),
-      rank: pendingRank + p++,
-    });
+    const text = oneLine(`Unanswered: ${messages[lastUser].content}`, LIMITS.pending);
+    model.pending.push({ text, rank: pendingRank + p++ });
+    unanswered = text.replace(/…$/, '');
   }
   const todo = [lastUser, lastAssistantText]
     .filter((i) => i >= 0)
@@ -650,7 +651,8 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
   if (lastAssistantText > lastUser) {
     todo.push(...closingQuestionsOf(messages[lastAssistantText].content).map((q) => `Awaiting the user: ${q}`));
   }
-  for (const t of [...new Set(todo.map((t) => oneLine(t, LIMITS.pending)))].slice(0, LIMITS.pendingItems)) {
+  const todoLines = [...new Set(todo.map((t) => oneLine(t, LIMITS.pending)))].filter((t) => !unanswered.includes(t));
+  for (const t of todoLines.slice(0, LIMITS.pendingItems)) {
     model.pending.push({ text: t, rank: pendingRank + p++ });
   }
   if (lastAssistantText >= 0) model.state = oneLine(messages[lastAssistantText].content, LIMITS.state);
