@@ -1,0 +1,79 @@
+import { filesInListing, filesNamedIn, listsFiles, namesOfCall, symbolName } from './names';
+
+describe('what a text or a call names', () => {
+  it('symbolName keeps names of code and drops words, file names and keywords', () => {
+    expect(symbolName('parseConfig()')).toEqual({ name: 'parseConfig', text: 'parseConfig()' });
+    expect(symbolName('  Session.load ')).toEqual({ name: 'Session.load', text: 'Session.load' });
+    expect(symbolName('return')).toBeUndefined();
+    expect(symbolName('Promise')).toBeUndefined();
+    expect(symbolName('main.py')).toBeUndefined();
+    expect(symbolName('ab')).toBeUndefined();
+    expect(symbolName('two words')).toBeUndefined();
+    // In prose only what looks like code counts: `budget` is a word there, `tokenBudget` a name.
+    expect(symbolName('budget', true)).toBeUndefined();
+    expect(symbolName('tokenBudget', true)?.name).toBe('tokenBudget');
+    expect(symbolName('max_tokens', true)?.name).toBe('max_tokens');
+  });
+
+  it('namesOfCall lists what a call declares, what it searches for and the pattern of a grep, in order', () => {
+    const write = {
+      name: 'write',
+      arguments: JSON.stringify({
+        path: 'src/a.ts',
+        content:
+          'export function loadSession(id) {\n  const lines = 1;\n}\nclass Ledger {}\nexport const tokenCap = 5;',
+      }),
+    };
+    expect(namesOfCall(write, undefined)).toEqual(['loadSession', 'Ledger', 'tokenCap']);
+    expect(namesOfCall({ name: 'search', arguments: '{"pattern":"foo|barBaz"}' }, undefined)).toEqual([
+      'foo',
+      'barBaz',
+    ]);
+    expect(namesOfCall({ name: 'bash', arguments: '{}' }, "grep -rn 'def compact' src/")).toEqual(['compact']);
+    expect(namesOfCall({ name: 'bash', arguments: 'not json' }, 'ls -la')).toEqual([]);
+  });
+
+  it('listsFiles tells a listing command or tool from others', () => {
+    expect(listsFiles('bash', 'ls -la src')).toBe(true);
+    expect(listsFiles('bash', 'git status')).toBe(true);
+    expect(listsFiles('bash', 'npm test')).toBe(false);
+    expect(listsFiles('Glob', undefined)).toBe(true);
+    expect(listsFiles('Read', undefined)).toBe(false);
+  });
+
+  it('filesInListing takes the paths of ls, ls -l, find and search hits, not code or prose', () => {
+    const listing = [
+      'README.md  package.json  src/', // a directory without an extension or a slash inside is no file
+      '-rw-r--r-- 1 root root 120 Nov 25 10:00 tsconfig.json',
+      './lib/util.py',
+      'src/main.ts:12: const x = 1;',
+      'foo.py (3 matches)',
+      'The build failed because of this.',
+      'const y = require("./z.js");',
+    ].join('\n');
+    expect(filesInListing(listing)).toEqual([
+      'README.md',
+      'package.json',
+      'tsconfig.json',
+      'lib/util.py',
+      'src/main.ts',
+      'foo.py',
+    ]);
+  });
+
+  it('a path cut by a truncation marker is not taken as a path', () => {
+    const text =
+      'handlers/json_handler.py\nhandlers/num [... 639 chars, 19 lines truncated ...] lers/numpy_handler.py\nx.py';
+    expect(filesInListing(text)).toEqual(['handlers/json_handler.py', 'x.py']);
+    expect(filesNamedIn(text)).toEqual(['handlers/json_handler.py', 'x.py']);
+  });
+
+  it('filesNamedIn finds at most 20 source files named in an output', () => {
+    expect(filesNamedIn('Error in ./lib/b.ts(4,2), see docs/errors.md and the notes')).toEqual([
+      'lib/b.ts',
+      'docs/errors.md',
+    ]);
+    const many = Array.from({ length: 30 }, (_, i) => `f${i}.ts`).join(' ');
+    expect(filesNamedIn(many)).toHaveLength(20);
+  });
+});

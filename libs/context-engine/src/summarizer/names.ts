@@ -1,0 +1,162 @@
+import { parseArguments as parseToolArguments } from './tool-activity';
+
+/**
+ * What a text or a tool call names: symbols of code (in prose, in what a call writes or searches for) and file
+ * paths (in a listing, in an output). Bounded: outputs are read up to their first 20,000 characters or 400 lines.
+ */
+
+const SYMBOL = /^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$/;
+/** Looks like code, not a word: camelCase, snake_case, a dotted or called name. */
+const CODE_LIKE = /[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[\w)]\.[A-Za-z]|::|\(\)$|^[A-Z][a-z]+[A-Z]/;
+
+const FILE_LIKE =
+  /\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|rb|php|c|h|cpp|md|ya?ml|toml|sh|css|html|txt|lock|pl|cfg|ini|rst|sql|log)$/i;
+
+/**
+ * Language keywords, builtin types and functions, and the receiver names of the common languages: every program
+ * has them, so naming them tells the agent nothing about this code.
+ */
+const NOT_SYMBOLS = new Set(
+  [
+    // Python
+    'def class return self cls None True False int str float bool bytes dict list tuple set frozenset object type',
+    'len print range import from lambda pass raise try except finally with yield while for if else elif not and',
+    'or is in as global nonlocal assert del break continue async await super isinstance open args kwargs',
+    'Exception',
+    // JavaScript / TypeScript
+    'const let var function this new null undefined true false typeof instanceof delete void never unknown any',
+    'string number boolean symbol bigint object Object String Number Boolean Symbol Array Promise Map Set Date',
+    'JSON Math Error RegExp console require module exports export default static public private protected readonly',
+    'interface enum extends implements abstract declare namespace switch case catch throw constructor keyof',
+    'Record Partial Readonly ReadonlyArray',
+    // Go / Rust / Java / C
+    'func package go chan defer nil err struct impl fn pub mut use mod crate match loop where trait Self Some Ok Err',
+    'Vec Option Result char long short double unsigned signed sizeof include define main void final println',
+    // Shell
+    'echo cd ls cat grep sed awk sudo then fi do done esac',
+  ]
+    .join(' ')
+    .split(' '),
+);
+
+/**
+ * The symbol a text names, or undefined: a name of code (`requireCodeLike`: camelCase, snake_case, dotted or called,
+ * for words in prose), not a file name, not a keyword or builtin of a common language. Returns it without `()`.
+ */
+export function symbolName(raw: string, requireCodeLike = false): { name: string; text: string } | undefined {
+  const text = raw.trim();
+  if (text.length < 3 || text.length > 80 || !SYMBOL.test(text)) return undefined;
+  if (requireCodeLike && !CODE_LIKE.test(text)) return undefined;
+  if (FILE_LIKE.test(text)) return undefined; // a file name: listed with the files
+  if (NOT_SYMBOLS.has(text.replace(/\(\)$/, ''))) return undefined;
+  return { name: text.replace(/\(\)$/, ''), text };
+}
+
+const DECLARATION =
+  /\b(?:function\*?|class|interface|type|enum|struct|trait|def|fn|func)\s+([A-Za-z_$][\w$]*)|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=|^\s*(?:(?:public|private|protected|static|async|override|readonly)\s+)*([A-Za-z_$][\w$]*)\s*\([^)\n]*\)\s*(?::[^{\n]*)?\{\s*$/gm;
+const BODY_ARGS = ['newText', 'new_str', 'new_string', 'content', 'file_text', 'text', 'code'];
+const PATTERN_ARGS = ['pattern', 'query', 'regex', 'search', 'search_term', 'symbol', 'name'];
+const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'constructor']);
+
+/** Names a call defines (in what it writes) or searches for (its pattern, a grep's first operand), in order. */
+export function namesOfCall(call: { name: string; arguments: string }, command: string | undefined): string[] {
+  const names: string[] = [];
+  const args = parseToolArguments(call.arguments) ?? {};
+  for (const key of BODY_ARGS) {
+    const body = args[key];
+    if (typeof body !== 'string') continue;
+    for (const m of wholeLines(body.slice(0, 20_000)).matchAll(DECLARATION)) {
+      const name = m[1] ?? m[2] ?? m[3];
+      // A local variable with a plain word for a name (`lines`, `text`) is no symbol worth keeping.
+      if (m[2] && /^\s/.test(m[0]) && !CODE_LIKE.test(m[2])) continue;
+      if (name && !KEYWORDS.has(name)) names.push(name);
+    }
+  }
+  for (const key of PATTERN_ARGS) {
+    const v = args[key];
+    if (typeof v === 'string') for (const part of v.split(/\\?\||\s+/)) names.push(part.replace(/^\\b|\\b$/g, ''));
+  }
+  const grep = command !== undefined ? /^\s*(?:grep|rg|ag|git grep)\b(.*)$/.exec(command) : null;
+  if (grep) {
+    const operand = (grep[1]!.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).find((t) => !t.startsWith('-'));
+    if (operand)
+      for (const part of operand.replace(/^(['"])(.*)\1$/, '$2').split(/\\?\||\s+/))
+        names.push(part.replace(/^\\b|\\b$/g, '').replace(/^(?:function|class|def|const|export)\s*/, ''));
+  }
+  return names.filter((name) => name !== '');
+}
+
+const LISTING_COMMAND =
+  /^\s*(?:ls|find|fd|tree|grep|rg|ag|git (?:status|ls-files|diff --(?:stat|name-only))|du|find_file|search_dir|search_file)\b/;
+const LISTING_TOOL = /glob|find|search|grep|^ls$|list/i;
+export const listsFiles = (tool: string, command: string | undefined): boolean =>
+  command !== undefined ? LISTING_COMMAND.test(command) : LISTING_TOOL.test(tool);
+
+const LISTED_PATH = /^(?:[\w@~.+-]+\/)*[\w@+-][\w@.+-]*\.[A-Za-z][\w]{0,9}$|^(?:[\w@~.+-]*\/)+[\w@.+-]+$/;
+const PERMISSIONS = /^[-dlcbps][rwxsStT-]{9}[@+.]?$/;
+const isListedPath = (t: string): boolean => t.length >= 3 && t.length <= 200 && LISTED_PATH.test(t) && !/^\d/.test(t);
+
+/**
+ * File paths in a listing: the path of a `path:line:` search hit, every token of a line made only of paths
+ * (ls, find), the name at the end of an `ls -l` line. Other lines (code, prose) give none.
+ */
+export function filesInListing(text: string): string[] {
+  const out = new Set<string>();
+  const add = (t: string) => {
+    const p = t.replace(/[:,/*@=|]$/, '').replace(/^\.\//, '');
+    if (isListedPath(p)) out.add(p);
+  };
+  for (const line of wholeLines(text).split('\n', 400)) {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.length > 400) continue;
+    const hit = /^([^\s:]+):\d+[:-]/.exec(trimmed);
+    // SWE-agent's search_dir / search_file / find_file: `path (3 matches)`, `Found 2 matches for "x" in path:`.
+    const counted =
+      /^(\S+) \(\d+ match(?:es)?\)$/.exec(trimmed) ??
+      /^Found \d+ match(?:es)? for .* in (\S+\.[A-Za-z]\w{0,9}):?$/.exec(trimmed);
+    const tokens = trimmed.split(/\s+/);
+    if (hit) add(hit[1]!);
+    else if (counted) add(counted[1]!);
+    else if (PERMISSIONS.test(tokens[0]!)) add(tokens[tokens.length - 1]!);
+    // A line of names (ls, ls -F with its `/`, `*`, `@` marks): the ones that look like files.
+    else if (tokens.length <= 12 && tokens.every((t) => LISTED_NAME.test(t))) tokens.forEach(add);
+    if (out.size >= 200) break;
+  }
+  return [...out];
+}
+
+const LISTED_NAME = /^(?:\.{0,2}\/|~\/)?[\w@~.+-]+(?:\/[\w@.+-]+)*[/*@=|:,]?$/;
+
+/**
+ * The text without the partial lines around a character cut (`[... 639 chars, 19 lines truncated ...]`, `[... N
+ * chars omitted …]`): the line before such a marker lost its end and the line after it its start, so a path in
+ * them is a fragment (`lers/numpy_handler.py`).
+ */
+function wholeLines(text: string): string {
+  if (!text.includes('[... ')) return text;
+  const parts: string[] = [];
+  let from = 0;
+  for (const m of text.matchAll(/\[\.\.\. \d+ chars\b[^\]\n]*\]/g)) {
+    const before = text.lastIndexOf('\n', text.slice(0, m.index).trimEnd().length - 1);
+    const afterMarker = m.index + m[0].length;
+    const rest = text.slice(afterMarker);
+    const lineStart = afterMarker + (rest.length - rest.trimStart().length);
+    const after = text.indexOf('\n', lineStart);
+    parts.push(text.slice(from, Math.max(from, before + 1)));
+    from = after < 0 ? text.length : after;
+  }
+  parts.push(text.slice(from));
+  return parts.join('\n');
+}
+
+const NAMED_FILE =
+  /(?<![\w@./-])(?:[\w@.-]+\/)*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|proto)(?![\w/])/g;
+/** Up to 20 file paths an output names (bounded: the first 20,000 characters). */
+export function filesNamedIn(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of wholeLines(text.slice(0, 20_000)).matchAll(NAMED_FILE)) {
+    out.add(m[0].replace(/^\.\//, ''));
+    if (out.size >= 20) break;
+  }
+  return [...out];
+}

@@ -1,0 +1,40 @@
+import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
+
+describe('what an assistant says in prose', () => {
+  it('proseOf drops fenced and indented code', () => {
+    expect(proseOf('We will use X.\n```ts\nconst decided = 1;\n```\n    indented();\nDone.')).toBe(
+      'We will use X.\n\n\nDone.',
+    );
+  });
+
+  it('decisionsOf keeps sentences that state a decision, within the length given', () => {
+    const text =
+      'I looked at the code. Let me switch to the streaming parser instead of the buffered one. Should we keep it? `x = 1;`';
+    expect(decisionsOf(text, 200)).toEqual(['Switch to the streaming parser instead of the buffered one.']);
+    expect(decisionsOf(text, 30)).toEqual([]);
+  });
+
+  it('todoLinesOf takes open checkboxes, to-do sentences and the items under a to-do heading', () => {
+    const text = [
+      '- [x] done already',
+      '- [ ] write the migration',
+      'All tests pass. Next, update the changelog.',
+      'Remaining work:',
+      '1. **bump** the version',
+      '- tag the release',
+      'Unrelated line.',
+      '- an aside',
+    ].join('\n');
+    expect(todoLinesOf(text)).toEqual([
+      'write the migration',
+      'Next, update the changelog.',
+      'bump the version',
+      'tag the release',
+    ]);
+  });
+
+  it('closingQuestionsOf keeps the questions among the last three sentences only', () => {
+    expect(closingQuestionsOf('Is this early? One. Two. Three. Shall I commit it?')).toEqual(['Shall I commit it?']);
+    expect(closingQuestionsOf('Done. All tests pass.')).toEqual([]);
+  });
+});
