@@ -31,6 +31,10 @@ describe('what a text or a call names', () => {
     ]);
     expect(namesOfCall({ name: 'bash', arguments: '{}' }, "grep -rn 'def compact' src/")).toEqual(['compact']);
     expect(namesOfCall({ name: 'bash', arguments: 'not json' }, 'ls -la')).toEqual([]);
+    // A declaration keyword is dropped only as a word of its own: `constructor` is not `ructor`, nor `classify` `ify`.
+    expect(namesOfCall({ name: 'bash', arguments: '{}' }, 'grep -n "constructor" src/a.ts')).toEqual(['constructor']);
+    expect(namesOfCall({ name: 'bash', arguments: '{}' }, 'rg classify_tokens')).toEqual(['classify_tokens']);
+    expect(namesOfCall({ name: 'bash', arguments: '{}' }, 'rg "export default"')).toEqual(['default']);
   });
 
   it('listsFiles tells a listing command or tool from others', () => {

@@ -81,7 +81,7 @@ export function namesOfCall(call: { name: string; arguments: string }, command: 
     const operand = (grep[1]!.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).find((t) => !t.startsWith('-'));
     if (operand)
       for (const part of operand.replace(/^(['"])(.*)\1$/, '$2').split(/\\?\||\s+/))
-        names.push(part.replace(/^\\b|\\b$/g, '').replace(/^(?:function|class|def|const|export)\s*/, ''));
+        names.push(part.replace(/^\\b|\\b$/g, '').replace(/^(?:function|class|def|const|export)\b\s*/, ''));
   }
   return names.filter((name) => name !== '');
 }
