@@ -341,7 +341,7 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
         model.toolWords.add(call.name);
         const program = activity.command?.match(/^\S+/)?.[0];
         if (program) model.toolWords.add(program);
-        for (const name of namesOfCall(call, activity.command)) addSymbol(model, name, rank);
+        for (const name of namesOfCall(call, activity)) addSymbol(model, name, rank);
         calls.set(call.id, { activity, index: i, name: call.name });
         for (const f of activity.files) touchFile(model, f.path, f.action, rank);
         if (activity.command !== undefined) addCommand(model, activity.command, rank);

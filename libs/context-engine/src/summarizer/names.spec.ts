@@ -1,5 +1,8 @@
 import { filesInListing, filesNamedIn, listsFiles, namesOfCall, symbolName } from './names';
 
+const noFiles = () => ({ command: undefined, files: [] });
+const shell = (command: string) => ({ command, files: [] });
+
 describe('what a text or a call names', () => {
   it('symbolName keeps names of code and drops words, file names and keywords', () => {
     expect(symbolName('parseConfig()')).toEqual({ name: 'parseConfig', text: 'parseConfig()' });
@@ -24,17 +27,34 @@ describe('what a text or a call names', () => {
           'export function loadSession(id) {\n  const lines = 1;\n}\nclass Ledger {}\nexport const tokenCap = 5;',
       }),
     };
-    expect(namesOfCall(write, undefined)).toEqual(['loadSession', 'Ledger', 'tokenCap']);
-    expect(namesOfCall({ name: 'search', arguments: '{"pattern":"foo|barBaz"}' }, undefined)).toEqual([
+    expect(namesOfCall(write, { command: undefined, files: [{ path: 'src/a.ts', action: 'write' }] })).toEqual([
+      'loadSession',
+      'Ledger',
+      'tokenCap',
+    ]);
+    expect(namesOfCall({ name: 'search', arguments: '{"pattern":"foo|barBaz"}' }, noFiles())).toEqual([
       'foo',
       'barBaz',
     ]);
-    expect(namesOfCall({ name: 'bash', arguments: '{}' }, "grep -rn 'def compact' src/")).toEqual(['compact']);
-    expect(namesOfCall({ name: 'bash', arguments: 'not json' }, 'ls -la')).toEqual([]);
+    expect(namesOfCall({ name: 'bash', arguments: '{}' }, shell("grep -rn 'def compact' src/"))).toEqual(['compact']);
+    expect(namesOfCall({ name: 'bash', arguments: 'not json' }, shell('ls -la'))).toEqual([]);
     // A declaration keyword is dropped only as a word of its own: `constructor` is not `ructor`, nor `classify` `ify`.
-    expect(namesOfCall({ name: 'bash', arguments: '{}' }, 'grep -n "constructor" src/a.ts')).toEqual(['constructor']);
-    expect(namesOfCall({ name: 'bash', arguments: '{}' }, 'rg classify_tokens')).toEqual(['classify_tokens']);
-    expect(namesOfCall({ name: 'bash', arguments: '{}' }, 'rg "export default"')).toEqual(['default']);
+    expect(namesOfCall({ name: 'bash', arguments: '{}' }, shell('grep -n "constructor" src/a.ts'))).toEqual([
+      'constructor',
+    ]);
+    expect(namesOfCall({ name: 'bash', arguments: '{}' }, shell('rg classify_tokens'))).toEqual(['classify_tokens']);
+    expect(namesOfCall({ name: 'bash', arguments: '{}' }, shell('rg "export default"'))).toEqual(['default']);
+  });
+
+  it('a document written in prose declares nothing: "a class that" names no symbol "that"', () => {
+    const content = 'The session is a class that keeps the state.\n\n```ts\nfunction loadSession() {}\n```';
+    const doc = { name: 'write', arguments: JSON.stringify({ path: 'docs/plan.md', content }) };
+    expect(namesOfCall(doc, { command: undefined, files: [{ path: 'docs/plan.md', action: 'write' }] })).toEqual([]);
+    const code = { name: 'write', arguments: JSON.stringify({ path: 'src/plan.ts', content }) };
+    expect(namesOfCall(code, { command: undefined, files: [{ path: 'src/plan.ts', action: 'write' }] })).toEqual([
+      'that',
+      'loadSession',
+    ]);
   });
 
   it('listsFiles tells a listing command or tool from others', () => {

@@ -1,4 +1,4 @@
-import { parseArguments as parseToolArguments } from './tool-activity';
+import { parseArguments as parseToolArguments, type ToolActivity } from './tool-activity';
 
 /**
  * What a text or a tool call names: symbols of code (in prose, in what a call writes or searches for) and file
@@ -58,11 +58,22 @@ const BODY_ARGS = ['newText', 'new_str', 'new_string', 'content', 'file_text', '
 const PATTERN_ARGS = ['pattern', 'query', 'regex', 'search', 'search_term', 'symbol', 'name'];
 const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'constructor']);
 
-/** Names a call defines (in what it writes) or searches for (its pattern, a grep's first operand), in order. */
-export function namesOfCall(call: { name: string; arguments: string }, command: string | undefined): string[] {
+/** Documents in prose: "a class that …", "the type of …" in them declare nothing. */
+const PROSE_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
+
+/**
+ * Names a call defines (in the code it writes: not in a document it writes) or searches for (its pattern, a grep's
+ * first operand), in order.
+ */
+export function namesOfCall(
+  call: { name: string; arguments: string },
+  activity: Pick<ToolActivity, 'command' | 'files'>,
+): string[] {
+  const { command, files } = activity;
   const names: string[] = [];
   const args = parseToolArguments(call.arguments) ?? {};
-  for (const key of BODY_ARGS) {
+  const writesProse = files.length > 0 && files.every((f) => PROSE_FILE.test(f.path));
+  for (const key of writesProse ? [] : BODY_ARGS) {
     const body = args[key];
     if (typeof body !== 'string') continue;
     for (const m of wholeLines(body.slice(0, 20_000)).matchAll(DECLARATION)) {
