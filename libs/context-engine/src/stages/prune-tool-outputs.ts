@@ -1,5 +1,8 @@
 import type { BlockEdit, CompactionBlock } from '../model/block';
 import { isOriginal } from '../overlay';
+import { failureOf } from '../summarizer/call-outcome';
+import { prunedPlaceholder } from '../summarizer/pruned-result';
+import { toolActivity } from '../summarizer/tool-activity';
 import { callsById, formatKeyArgs, makeBlock, type StageContext } from './common';
 
 /** Budget-scaled prune thresholds: seed 002's 40k / 20k as caps, fractions of the budget below them. */
@@ -14,9 +17,6 @@ export function pruneThresholds(ctx: Pick<StageContext, 'policy' | 'budget'>): {
     minimumSavings: p.minimumSavings ?? Math.min(p.minimumSavingsCap, Math.floor(b * p.minimumSavingsRatio)),
   };
 }
-
-export const prunedPlaceholder = (toolName: string, keyArgs: string, chars: number): string =>
-  `[Tool result cleared to save context: ${toolName}${keyArgs ? `(${keyArgs})` : ''}, ${chars} chars]`;
 
 /**
  * Stage 2 (seed 002 stage 1): walk tool results newest → oldest; the newest `protectTokens` of output stay
@@ -45,9 +45,11 @@ export function pruneToolOutputs(ctx: StageContext): CompactionBlock | null {
       continue;
     }
     if (protection.unconsumed.has(i)) continue;
+    // What failed stays in the placeholder: a cleared failure must not read as a success.
+    const failure = failureOf(call ? toolActivity(call, {}) : undefined, m);
     const replacement = {
       ...m,
-      content: prunedPlaceholder(name, call ? formatKeyArgs(call.arguments) : '', m.content.length),
+      content: prunedPlaceholder(name, call ? formatKeyArgs(call.arguments) : '', m.content.length, failure),
     };
     const after = counter.message(replacement);
     if (after >= e.tokens) continue;

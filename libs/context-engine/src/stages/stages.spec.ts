@@ -84,6 +84,22 @@ describe('stage 2: prune old tool outputs (SCENARIOS #6, #7)', () => {
     expect(auditToolPairs(out).orphanResults).toEqual([]);
   });
 
+  it('a pruned failure says what failed in its placeholder; a pruned success says nothing more', () => {
+    const msgs = tenResults();
+    const failing = `${text(31_000, 3)}\nsrc/main.ts(499,20): error TS2304: Cannot find name 'join'.\nnpm error Lifecycle script \`check\` failed\nnpm error code 2`;
+    msgs[6] = result('c3', failing, 'bash');
+    msgs[8] = result('c4', `${text(31_000, 4)}\nFAIL b.spec.ts\nTests:       2 failed, 10 passed, 12 total`, 'bash');
+    const ctx = stageContext(msgs, 200_000, {
+      prune: { protectTokens: 10_000, minimumSavings: 1000 },
+      tail: { budgetRatio: 0.001 },
+    });
+    const out = after(ctx, pruneToolOutputs(ctx)!);
+    expect(out[6]!.content).toMatch(/^\[Tool result cleared to save context: bash\(command=step 3\), \d+ chars; /);
+    expect(out[6]!.content).toContain("error: src/main.ts(499,20): error TS2304: Cannot find name 'join'.]");
+    expect(out[8]!.content).toMatch(/chars; error: FAIL b\.spec\.ts \(tests 2 failed, 10 passed, 12 total\)\]$/);
+    expect(out[4]!.content).toMatch(/^\[Tool result cleared to save context: bash\(command=step 2\), \d+ chars\]$/);
+  });
+
   it('never prunes a protected tool', () => {
     const msgs = tenResults().map((m) =>
       m.role === 'tool' && m.toolCallId === 'c3' ? { ...m, toolName: 'skill' } : m,

@@ -1,5 +1,14 @@
 import type { ChatMessage, ToolCall } from '../model/message';
-import { callOutcome, describeArguments, describeCall, shortenPath, testCountsOf } from './call-outcome';
+import {
+  callOutcome,
+  describeArguments,
+  describeCall,
+  errorLineOf,
+  failureOf,
+  shortenPath,
+  testCountsOf,
+} from './call-outcome';
+import { prunedPlaceholder } from './pruned-result';
 import { toolActivity } from './tool-activity';
 
 const call = (name: string, args: Record<string, unknown>): ToolCall => ({
@@ -100,5 +109,57 @@ describe('describeCall: one line per call', () => {
     expect(shortenPath('src/a.ts')).toBe('src/a.ts');
     const long = `/a/${'b'.repeat(60)}/${'c'.repeat(60)}/d/e/file-name.test.ts`;
     expect(shortenPath(long)).toBe('/a/…/d/e/file-name.test.ts');
+  });
+});
+
+describe('a pruned result keeps its failure', () => {
+  const check = call('bash', { command: 'npm run check' });
+  const npmFailure = [
+    '> app@1.0.0 check',
+    '> tsc --noEmit',
+    '',
+    "src/main.ts(499,20): error TS2304: Cannot find name 'join'.",
+    'npm error Lifecycle script `check` failed with error:',
+    'npm error code 2',
+    'npm error path /repo/packages/agent',
+  ].join('\n');
+
+  it("a package manager's closing lines are not what failed: the compiler's line is", () => {
+    expect(errorLineOf(result(npmFailure), toolActivity(check, {}))).toBe(
+      "src/main.ts(499,20): error TS2304: Cannot find name 'join'.",
+    );
+    // With nothing more telling in the output, the package manager's line is all there is.
+    expect(errorLineOf(result('> x\nnpm error missing script: lint'), toolActivity(check, {}))).toBe(
+      'npm error missing script: lint',
+    );
+  });
+
+  it('failureOf: what a failed result is remembered by; undefined for a success', () => {
+    expect(failureOf(toolActivity(check, {}), result(npmFailure))).toBe(
+      "error: src/main.ts(499,20): error TS2304: Cannot find name 'join'.",
+    );
+    expect(failureOf(toolActivity(check, {}), result('Found 0 errors.'))).toBeUndefined();
+    const edit = call('edit', { path: 'a.ts', oldText: 'x', newText: 'y' });
+    expect(failureOf(toolActivity(edit, {}), result('Could not find the exact text in a.ts', true))).toBe(
+      'error: Could not find the exact text in a.ts',
+    );
+    expect(failureOf(toolActivity(edit, {}), result('Successfully replaced text in a.ts.'))).toBeUndefined();
+  });
+
+  it('a placeholder with a failure is a failure; without one, a success — unless its message is an error', () => {
+    const failed = result(prunedPlaceholder('bash', 'command=npm run check', 1200, 'exit 2: make: *** [all] Error 2'));
+    expect(outcomeOf(check, failed)).toEqual({ ok: false, text: 'exit 2: make: *** [all] Error 2' });
+    expect(errorLineOf(failed, toolActivity(check, {}))).toBe('exit 2: make: *** [all] Error 2');
+    const fine = result(prunedPlaceholder('bash', 'command=npm run check', 1200));
+    expect(outcomeOf(check, fine)).toEqual({ ok: true, text: 'ok' });
+    expect(errorLineOf(fine, toolActivity(check, {}))).toBeUndefined();
+    const flagged = result(prunedPlaceholder('bash', 'command=npm run check', 1200), true);
+    expect(outcomeOf(check, flagged).ok).toBe(false);
+    // A failure text ending in "]" or spanning lines still reads back whole.
+    const bracket = result(prunedPlaceholder('read', 'path=a[1].ts', 10, 'error: no such file [a[1].ts]\nsee above'));
+    expect(outcomeOf(call('read', { path: 'a[1].ts' }), bracket)).toEqual({
+      ok: false,
+      text: 'error: no such file [a[1].ts] see above',
+    });
   });
 });

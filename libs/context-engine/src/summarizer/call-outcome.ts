@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCall } from '../model/message';
+import { prunedFailure } from './pruned-result';
 import { parseArguments, type ToolActivity } from './tool-activity';
 
 /**
@@ -9,6 +10,8 @@ import { parseArguments, type ToolActivity } from './tool-activity';
 
 const ERROR_LINE =
   /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b/i;
+/** A package manager's report that a script it ran failed (`npm error Lifecycle script "check" failed`, …). */
+const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE)/;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
 /** Commands for which exit status 1 means "nothing found", not failure. */
 const SEARCH_COMMAND = /^\s*(?:grep|rg|ag|find|diff|test|\[|git diff|git grep)\b/;
@@ -17,8 +20,16 @@ const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) =>
 
 /** The line that shows a tool result failed, or undefined when it looks like a success. */
 export function errorLineOf(result: ChatMessage, activity: ToolActivity | undefined): string | undefined {
+  // A pruned result's failure as its error line ("error: " is how an outcome says it, not part of the line).
+  const pruned = prunedFailure(result.content, result.isError);
+  if (pruned !== null) return pruned?.replace(/^error: /, '');
   const lines = nonEmptyLines(result.content);
-  const pick = (): string | undefined => [...lines.slice(0, 5), ...lines.slice(-3)].find((l) => ERROR_LINE.test(l));
+  const pick = (): string | undefined => {
+    const first = [...lines.slice(0, 5), ...lines.slice(-3)].find((l) => ERROR_LINE.test(l));
+    if (first === undefined || !WRAPPER_LINE.test(first)) return first;
+    // A package manager's closing lines only say that a script failed; what failed is earlier in its output.
+    return lines.slice(0, 400).find((l) => ERROR_LINE.test(l) && !WRAPPER_LINE.test(l)) ?? first;
+  };
   if (result.isError) return pick() ?? lines[0] ?? '(error)';
   // A file's contents are data: an "Error:" inside a source file is not a failed read.
   const readsOnly =
@@ -102,6 +113,8 @@ export function callOutcome(
   errorLine: string | undefined = result && errorLineOf(result, activity),
 ): CallOutcome {
   if (!result) return { ok: false, text: 'no result' };
+  const pruned = prunedFailure(result.content, result.isError);
+  if (pruned !== null) return { ok: pruned === undefined, text: pruned ?? 'ok' };
   const lines = nonEmptyLines(result.content);
   const tests = activity?.command !== undefined ? testCountsOf(result.content) : undefined;
   const error = errorLine === undefined ? undefined : tellingErrorLine(result, errorLine);
@@ -146,6 +159,17 @@ export function callOutcome(
     return { ok: true, text: verdict ? `ok: ${clipLine(last, 80)}` : 'ok' };
   }
   return { ok: true, text: lines.length === 1 && lines[0]!.length <= 80 ? `ok: ${lines[0]!.trim()}` : 'ok' };
+}
+
+/** How a failed result is remembered (`error: …`, `exit 2: …`, `tests 2 failed, …`); undefined: no failure. */
+export function failureOf(activity: ToolActivity | undefined, result: ChatMessage): string | undefined {
+  const errorLine = errorLineOf(result, activity);
+  if (activity?.command !== undefined) {
+    const outcome = callOutcome(activity, result, errorLine);
+    return outcome.ok ? undefined : outcome.text;
+  }
+  if (errorLine === undefined) return undefined;
+  return `error: ${clipLine(tellingErrorLine(result, errorLine), 140)}`;
 }
 
 const VERDICT =

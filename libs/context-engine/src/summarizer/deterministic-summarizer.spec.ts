@@ -9,6 +9,7 @@ import {
   filesOfShellCommand,
   summarizeDeterministic,
 } from './index';
+import { prunedPlaceholder } from './pruned-result';
 
 const call = newCall;
 const ask = (content: string): ChatMessage => ({ role: 'user', content });
@@ -91,6 +92,34 @@ describe('summarizeDeterministic', () => {
       'TODO: the migration script still needs PyYAML.',
     ]);
     expect(sections.currentState).toBe('The test passes now. TODO: the migration script still needs PyYAML.');
+  });
+
+  it('a command whose result was pruned keeps its failure in the note, and a pruned success does not fix it', () => {
+    const check = call('bash', { command: 'npm run check' });
+    const checkAgain = call('bash', { command: 'npm run check' });
+    const r = summarizeDeterministic({
+      messages: [
+        ask('Make the type check pass.'),
+        say('', check),
+        answer(
+          check,
+          prunedPlaceholder(
+            'bash',
+            'command=npm run check',
+            2400,
+            "error: src/main.ts(499,20): error TS2304: Cannot find name 'join'.",
+          ),
+        ),
+        say('Importing join.', checkAgain),
+        answer(checkAgain, prunedPlaceholder('bash', 'command=npm run check', 2400, 'exit 2: npm error code 2')),
+      ],
+      maxChars: 4000,
+    });
+    expect(r.sections.commandsRun).toEqual(['`npm run check` ×2 → last: exit 2: npm error code 2']);
+    expect(r.sections.errorsSeen).toEqual([
+      "bash npm run check — src/main.ts(499,20): error TS2304: Cannot find name 'join'. [unresolved]",
+      'bash npm run check — exit 2: npm error code 2 [unresolved]',
+    ]);
   });
 
   it('lists an unanswered request once, not again as a to-do line of itself', () => {

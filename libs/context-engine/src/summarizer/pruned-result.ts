@@ -1,0 +1,22 @@
+/**
+ * The placeholder a pruned tool result leaves (seed 002 stage 1): the call in short, the size of what was cleared,
+ * and, when the result was a failure, what failed — so that neither the agent reading the view nor a later note
+ * built from it takes a cleared failure for a success.
+ */
+export const prunedPlaceholder = (toolName: string, keyArgs: string, chars: number, failure?: string): string =>
+  `[Tool result cleared to save context: ${toolName}${keyArgs ? `(${keyArgs})` : ''}, ${chars} chars${
+    failure ? `; ${failure.replace(/\s+/g, ' ').replace(/\]$/, '')}` : ''
+  }]`;
+
+const PLACEHOLDER = /^\[Tool result cleared to save context: .*?, \d+ chars(?:; (.+))?\]$/s;
+
+/**
+ * A pruned result's failure: its text (`error: …`, `exit 2: …`, `tests 2 failed, …`), undefined when it was no
+ * failure, null when the content is no placeholder. A placeholder without one from before placeholders told
+ * failures fails only when its message is marked as an error.
+ */
+export function prunedFailure(content: string, isError: boolean | undefined): string | undefined | null {
+  const m = PLACEHOLDER.exec(content);
+  if (!m) return null;
+  return m[1] ?? (isError ? 'error: (result cleared)' : undefined);
+}
