@@ -9,6 +9,7 @@ import {
   evaluateSession,
   evaluateText,
   extractFacts,
+  failuresOf,
   type RetentionReport,
 } from '../../tools/eval/retention';
 
@@ -43,6 +44,55 @@ describe('eval: future-use retention', () => {
     const cut = cutIndex(msgs);
     expect(cut).toBe(7);
     expect(msgs[cut]!.role).not.toBe('tool');
+  });
+
+  it("lists the failures of a span's calls by the line that says what failed, not its successes", () => {
+    const failures = failuresOf([
+      call('t', 'bash', { command: 'npm test' }),
+      result('t', 'PASS a.spec.ts\nFAIL b.spec.ts\nTests:       2 failed, 10 passed, 12 total'),
+      call('m', 'bash', { command: 'make' }),
+      result('m', 'building…\nmake: *** [all] Error 2\nexit code: 2'),
+      call('e', 'edit', { path: 'a.ts', oldText: 'x', newText: 'y' }),
+      { role: 'tool', content: 'Could not find the exact text in a.ts', toolCallId: 'e', isError: true },
+      call('ok', 'bash', { command: 'npm run build' }),
+      result('ok', 'Built in 2.1s'),
+      call('g', 'bash', { command: 'grep -rn foo src' }),
+      result('g', 'exit code: 1'),
+    ]);
+    expect(failures).toEqual(['FAIL b.spec.ts', 'make: *** [all] Error 2', 'Could not find the exact text in a.ts']);
+  });
+
+  it('counts a failure as kept only when the compacted first half still states it', () => {
+    const ERRORS = [
+      'ValueError: the size must be positive',
+      "KeyError: 'tenant'",
+      'ModuleNotFoundError: No module named yaml',
+      'PermissionError: [Errno 13] Permission denied: /data/out.csv',
+      'ZeroDivisionError: division by zero',
+    ];
+    const failing = (i: number): ChatMessage[] => [
+      call(`t${i}`, 'bash', { command: `python step${i}.py` }, `Running step ${i}.`),
+      result(`t${i}`, `${'output line\n'.repeat(400)}${ERRORS[i - 1]}`),
+    ];
+    const session = {
+      id: 's',
+      messages: [
+        { role: 'user', content: 'run the steps' } as ChatMessage,
+        ...[1, 2, 3, 4, 5].flatMap(failing),
+        { role: 'assistant', content: 'Every step failed.' } as ChatMessage,
+        { role: 'user', content: 'fix the sizes' } as ChatMessage,
+      ],
+    };
+    // The cut leaves the last user message for the second half: the five failures are in the first.
+    const roomy = evaluateSession(session, { budgetRatio: 1 }, 0.9);
+    const tight = evaluateSession(session, { budgetRatio: 0.1 }, 0.9);
+    if ('skipped' in roomy || 'skipped' in tight) throw new Error('not evaluated');
+    expect(roomy.failures).toBe(5);
+    expect(roomy.failuresKept).toBe(5);
+    // Under a tight budget the failures go into notes: each must still say what failed.
+    expect(tight.failures).toBe(5);
+    expect({ kept: tight.failuresKept, missed: tight.failuresMissed }).toEqual({ kept: 5, missed: [] });
+    expect(tight.tokensAfter).toBeLessThan(tight.tokensBefore / 5);
   });
 
   it('extracts paths, identifiers, errors, tests, commands, quantities and URLs mechanically', () => {

@@ -54,6 +54,9 @@ export function retentionTable(report: RetentionReport): string {
     table.toString(),
     `retention ${pct(t.retention)} of ${t.facts} reused facts (mean per session ${pct(t.meanRetention)}); chars kept ${pct(t.charsKept)} (largest session ${pct(t.maxCharsKept)})`,
     `by kind (kept/facts): ${kinds}`,
+    `failures of the first half's calls still stated: ${t.failuresKept}/${t.failures}${
+      t.failures ? ` (${pct(t.failuresKept / t.failures)})` : ''
+    }`,
   ].join('\n');
 }
 

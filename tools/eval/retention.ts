@@ -8,8 +8,19 @@
  * units, URLs —, keep those that also occur in the original first half (the agent could only know them from
  * there), and measure the share of them present, as substrings, in the compacted first half. Beside it: the
  * share of the first half's characters the compacted view keeps. Pure: same input, same report.
+ *
+ * And what went wrong: the calls of the first half whose result failed (a flagged error, an error line, a non-zero
+ * exit, failed tests — the engine's own reading), and the share whose failure line the compacted first half still
+ * states. A view that calls a failed command "ok", or drops what failed, loses it.
  */
-import { parseArguments, type ChatMessage, type SummaryRequest } from '@ctxledger/context-engine';
+import {
+  failureOf,
+  parseArguments,
+  toolActivity,
+  type ChatMessage,
+  type SummaryRequest,
+  type ToolActivity,
+} from '@ctxledger/context-engine';
 import { parseTranscripts, type TranscriptSession } from '../replay/input';
 import { replaySession, type ReplayOptions } from '../replay/replay';
 
@@ -56,6 +67,11 @@ export interface SessionRetention {
   readonly fits: boolean;
   /** Up to 25 facts the compacted first half lost, for inspection. */
   readonly missed: readonly Fact[];
+  /** Distinct failures of the first half's calls (their lines), and how many the compacted first half states. */
+  readonly failures: number;
+  readonly failuresKept: number;
+  /** Up to 10 failure lines the compacted first half lost. */
+  readonly failuresMissed: readonly string[];
   /** With digest summaries on (`EvalOptions.digestSummaries`): asked, superseding a note or marker, rejected. */
   readonly digestSummaries?: { readonly requested: number; readonly superseded: number; readonly rejected: number };
 }
@@ -76,6 +92,8 @@ export interface RetentionTotals {
   /** The largest per-session charsKept. */
   readonly maxCharsKept: number;
   readonly byKind: Partial<Record<FactKind, { facts: number; retained: number }>>;
+  readonly failures: number;
+  readonly failuresKept: number;
 }
 
 export interface RetentionReport {
@@ -155,6 +173,26 @@ export function extractFacts(messages: readonly ChatMessage[]): Fact[] {
 }
 
 const textOf = (messages: readonly ChatMessage[]): string => messages.map(messageText).join('\n');
+const flat = (text: string): string => text.replace(/\s+/g, ' ');
+
+/**
+ * The failures of a span's calls, each as the line that says what failed (without its `error: ` / `exit 2: ` lead
+ * and a test run's counts, at most 60 characters): what a note or the view must still state.
+ */
+export function failuresOf(messages: readonly ChatMessage[]): string[] {
+  const state = {};
+  const calls = new Map<string, ToolActivity>();
+  const out = new Set<string>();
+  for (const m of messages) {
+    for (const c of m.toolCalls ?? []) calls.set(c.id, toolActivity(c, state));
+    if (m.role !== 'tool') continue;
+    const failure = failureOf(m.toolCallId ? calls.get(m.toolCallId) : undefined, m);
+    if (failure === undefined) continue;
+    const line = flat(failure.replace(/^(?:error|exit \d+): /, '').replace(/ \(tests [^)]*\)$/, '')).trim();
+    if (line.length >= 3) out.add(line.slice(0, 60).trimEnd());
+  }
+  return [...out];
+}
 
 /** Evaluate one session; null (with the reason) when it is too short to cut. */
 export function evaluateSession(
@@ -184,6 +222,9 @@ export function evaluateSession(
       retained++;
     } else if (missed.length < 25) missed.push(f);
   }
+  const compactedFlat = flat(compactedText);
+  const failures = failuresOf(first);
+  const failuresMissed = failures.filter((f) => !compactedFlat.includes(f));
   return {
     id: session.id,
     messages: n,
@@ -199,6 +240,9 @@ export function evaluateSession(
     tokensAfter: report.tokensAfter,
     fits: report.fits,
     missed,
+    failures: failures.length,
+    failuresKept: failures.length - failuresMissed.length,
+    failuresMissed: failuresMissed.slice(0, 10),
     ...(options.digestSummaries
       ? {
           digestSummaries: {
@@ -250,6 +294,8 @@ export function totalsOf(sessions: readonly SessionRetention[]): RetentionTotals
     charsKept: originalChars ? compactedChars / originalChars : 1,
     maxCharsKept: sessions.reduce((a, s) => Math.max(a, s.charsKept), 0),
     byKind,
+    failures: sessions.reduce((a, s) => a + s.failures, 0),
+    failuresKept: sessions.reduce((a, s) => a + s.failuresKept, 0),
   };
 }
 

@@ -9,5 +9,13 @@ export {
 export type { DeterministicSummary, SummarizeInput, SummarySection, SummarySections } from './deterministic-summarizer';
 export { filesOfShellCommand, toolActivity } from './tool-activity';
 export type { FileAction, ToolActivity } from './tool-activity';
-export { callOutcome, describeArguments, describeCall, errorLineOf, shortenPath, testCountsOf } from './call-outcome';
+export {
+  callOutcome,
+  describeArguments,
+  describeCall,
+  errorLineOf,
+  failureOf,
+  shortenPath,
+  testCountsOf,
+} from './call-outcome';
 export type { CallOutcome } from './call-outcome';
