@@ -2,6 +2,8 @@ import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { applyBlockToEntries } from '../overlay';
 import { assistant, calls, result, stageContext, system, text, toolCall, user } from '../testing/fixtures';
+import { callOutcome } from '../summarizer/call-outcome';
+import { toolActivity } from '../summarizer/tool-activity';
 import { auditToolPairs } from '../turns';
 import {
   classifyFileAccess,
@@ -52,6 +54,40 @@ describe('stage 1: truncate huge tool outputs', () => {
     expect(out[2]!.content).toMatch(/lines truncated/);
     expect(block.tokensSaved).toBe(block.tokensBefore - block.tokensAfter);
     expect(block.tokensSaved).toBeGreaterThan(0);
+  });
+
+  it('a failure whose line falls in the part cut ends the truncated output; one in the kept part does not', () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => `row ${i} value`);
+    const failing = [
+      ...rows(3000),
+      "src/main.ts(499,20): error TS2304: Cannot find name 'join'.",
+      ...rows(3000),
+      'npm error Lifecycle script `check` failed with error:',
+      'npm error code 2',
+    ].join('\n');
+    const tailFailure = [...rows(6000), 'ValueError: the size must be positive'].join('\n');
+    const msgs = [
+      user('check it'),
+      calls('', toolCall('c1', 'bash', { command: 'npm run check' })),
+      result('c1', failing, 'bash'),
+      calls('', toolCall('c2', 'bash', { command: 'python run.py' })),
+      result('c2', tailFailure, 'bash'),
+      assistant('both failed'),
+    ];
+    const ctx = stageContext(msgs, 20_000);
+    const out = after(ctx, truncateToolOutputs(ctx)!);
+    expect(out[2]!.content).toMatch(/lines truncated/);
+    expect(
+      out[2]!.content.endsWith(
+        "\n[what failed, in the part cut: src/main.ts(499,20): error TS2304: Cannot find name 'join'.]",
+      ),
+    ).toBe(true);
+    expect(callOutcome(toolActivity(toolCall('c1', 'bash', { command: 'npm run check' }), {}), out[2])).toEqual({
+      ok: false,
+      text: "error: src/main.ts(499,20): error TS2304: Cannot find name 'join'.",
+    });
+    expect(out[4]!.content.endsWith('\nValueError: the size must be positive')).toBe(true);
+    expect(out[4]!.content).not.toContain('what failed');
   });
 });
 

@@ -1,6 +1,10 @@
 import type { BlockEdit, CompactionBlock } from '../model/block';
 import { isOriginal } from '../overlay';
-import { makeBlock, truncateHeadTail, type StageContext } from './common';
+import type { ChatMessage } from '../model/message';
+import { errorLineOf, tellingErrorLine } from '../summarizer/call-outcome';
+import { keptFailureLine } from '../summarizer/pruned-result';
+import { toolActivity } from '../summarizer/tool-activity';
+import { callsById, makeBlock, truncateHeadTail, type StageContext } from './common';
 
 /**
  * Stage 1 (seed 003 level 1, seed 002 limits): huge single tool outputs truncated head+tail with an
@@ -14,6 +18,7 @@ export function truncateToolOutputs(ctx: StageContext, force = false): Compactio
   const shareTokens = Math.max(200, Math.floor(budget.historyBudget * policy.truncate.budgetShare));
   const edits: BlockEdit[] = [];
   const demoted = new Set(protection.demote);
+  const calls = callsById(entries);
   entries.forEach((e, i) => {
     const m = e.message;
     if (m.role !== 'tool' || !isOriginal(e)) return;
@@ -24,7 +29,7 @@ export function truncateToolOutputs(ctx: StageContext, force = false): Compactio
     const targetTokens = demoted.has(i) ? Math.min(shareTokens, protection.demoteTo) : shareTokens;
     const ratio = Math.min(1, targetTokens / Math.max(1, e.tokens));
     const maxChars = Math.min(policy.truncate.maxBytes, Math.max(300, Math.floor(m.content.length * ratio * 0.95)));
-    const content = truncateHeadTail(m.content, maxChars, policy.truncate.maxLines);
+    const content = withFailure(m, truncateHeadTail(m.content, maxChars, policy.truncate.maxLines), calls);
     if (content.length >= m.content.length) return;
     const replacement = { ...m, content };
     if (counter.message(replacement) >= e.tokens) return;
@@ -43,14 +48,30 @@ export const LAST_RESORT_TOOL_CHARS = 400;
 function truncateEverything(ctx: StageContext): CompactionBlock | null {
   const { entries, counter, protection } = ctx;
   const edits: BlockEdit[] = [];
+  const calls = callsById(entries);
   entries.forEach((e, i) => {
     const m = e.message;
     if (m.role !== 'tool' || protection.unconsumed.has(i)) return;
     if (!isOriginal(e) && e.stage !== 'truncate') return;
     if (m.content.length <= LAST_RESORT_TOOL_CHARS + 100) return;
-    const replacement = { ...m, content: truncateHeadTail(m.content, LAST_RESORT_TOOL_CHARS, 20) };
+    const replacement = {
+      ...m,
+      content: withFailure(m, truncateHeadTail(m.content, LAST_RESORT_TOOL_CHARS, 20), calls),
+    };
     if (counter.message(replacement) >= e.tokens) return;
     edits.push({ from: e.from, to: e.to, replacement: [replacement] });
   });
   return makeBlock(ctx, 'truncate', edits);
+}
+
+/**
+ * The truncated text, ending with what failed when the failure's line was in the part cut (a compiler's error
+ * before a package manager's closing lines, say): a cut failure must not read as a success.
+ */
+function withFailure(result: ChatMessage, truncated: string, calls: ReturnType<typeof callsById>): string {
+  const call = result.toolCallId ? calls.get(result.toolCallId)?.call : undefined;
+  const errorLine = errorLineOf(result, call ? toolActivity(call, {}) : undefined);
+  if (errorLine === undefined) return truncated;
+  const line = tellingErrorLine(result, errorLine).trim();
+  return truncated.includes(line) ? truncated : `${truncated}\n${keptFailureLine(line)}`;
 }

@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall } from '../model/message';
-import { prunedFailure } from './pruned-result';
+import { keptFailureOf, prunedFailure } from './pruned-result';
 import { parseArguments, type ToolActivity } from './tool-activity';
 
 /**
@@ -24,11 +24,13 @@ export function errorLineOf(result: ChatMessage, activity: ToolActivity | undefi
   const pruned = prunedFailure(result.content, result.isError);
   if (pruned !== null) return pruned?.replace(/^error: /, '');
   const lines = nonEmptyLines(result.content);
+  const kept = keptFailureOf(lines[lines.length - 1]);
+  if (kept !== undefined) return kept;
   const pick = (): string | undefined => {
     const first = [...lines.slice(0, 5), ...lines.slice(-3)].find((l) => ERROR_LINE.test(l));
     if (first === undefined || !WRAPPER_LINE.test(first)) return first;
     // A package manager's closing lines only say that a script failed; what failed is earlier in its output.
-    return lines.slice(0, 400).find((l) => ERROR_LINE.test(l) && !WRAPPER_LINE.test(l)) ?? first;
+    return lines.slice(0, 10_000).find((l) => ERROR_LINE.test(l) && !WRAPPER_LINE.test(l)) ?? first;
   };
   if (result.isError) return pick() ?? lines[0] ?? '(error)';
   // A file's contents are data: an "Error:" inside a source file is not a failed read.

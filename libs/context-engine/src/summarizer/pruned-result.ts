@@ -1,4 +1,7 @@
 /**
+ * What compaction leaves of a failed tool result, so that neither the agent reading the view nor a later note built
+ * from it takes a cleared or cut failure for a success.
+ *
  * The placeholder a pruned tool result leaves (seed 002 stage 1): the call in short, the size of what was cleared,
  * and, when the result was a failure, what failed — so that neither the agent reading the view nor a later note
  * built from it takes a cleared failure for a success.
@@ -19,4 +22,18 @@ export function prunedFailure(content: string, isError: boolean | undefined): st
   const m = PLACEHOLDER.exec(content);
   if (!m) return null;
   return m[1] ?? (isError ? 'error: (result cleared)' : undefined);
+}
+
+/**
+ * The line a truncated result ends with when what failed was in the part cut (head and tail kept: an error line in
+ * the middle, followed by a package manager's or a runner's closing lines, would be lost).
+ */
+export const keptFailureLine = (line: string): string =>
+  `[what failed, in the part cut: ${line.replace(/\s+/g, ' ').trim().slice(0, 200)}]`;
+
+const KEPT_FAILURE = /^\[what failed, in the part cut: (.+)\]$/;
+
+/** The failure line a truncated result kept at its end, if it did. */
+export function keptFailureOf(lastLine: string | undefined): string | undefined {
+  return lastLine === undefined ? undefined : KEPT_FAILURE.exec(lastLine.trim())?.[1];
 }
