@@ -34,6 +34,11 @@ export async function stackAsync(
   await promisify(execFile)(stackScript, [command, ...args], { cwd: repoRoot, env });
 }
 
+/** The state directory of the instance `env` names (STACK_STATE_DIR, STACK_INSTANCE), as deploy/local/stack sets it. */
+export function stackStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.STACK_STATE_DIR ?? resolve(repoRoot, '.stack'), env.STACK_INSTANCE ?? 'default');
+}
+
 /** The connection settings (`KAFKA_BROKERS`, `MONGODB_URI`) the stack prints with `stack env`. */
 export function stackEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out = execFileSync(stackScript, ['env'], { cwd: repoRoot, env, encoding: 'utf8' });

@@ -1,10 +1,10 @@
+import { eventually } from '../support/eventually';
 import { readTopic } from '../support/kafka-helpers';
 import { FaultRun, type Pipeline } from '../support/fault/fault-run';
 import { healthyWithoutConsumer, SteadyLoad } from '../support/fault/load';
 import { quiescent } from '../support/fault/pipeline';
 import { expectAcknowledgedServed, expectReferenceBlocks } from '../support/fault/verdicts';
 import { loadTranscripts } from '../support/transcripts';
-import { ownStackPorts } from '../support/stack-settings';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -13,8 +13,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * a consumer whose commit met "The coordinator is not aware of this member" after the restart crashed without
  * kafkajs restarting it: the group stayed empty, lag grew, and /health kept answering 200.
  */
-describe('fault: the broker restarted under steady load (own stack instance)', () => {
-  const run = new FaultRun('fault-broker-restart', 'fr', ownStackPorts(10));
+describe('fault: the broker restarted under steady load (the outage stack)', () => {
+  const run = new FaultRun('fault-broker-restart', 'fr', 'outage');
   const { stack, topics } = run;
   let services: Pipeline;
   const config = { provider: 'anthropic', contextWindow: 12_000, maxOutputTokens: 2_000, policy: { summaries: 'off' } };
@@ -53,7 +53,14 @@ describe('fault: the broker restarted under steady load (own stack instance)', (
       timeoutMs: 90_000,
     });
     const recoveredMs = Date.now() - upAt;
-    await sleep(2000); // two more health samples of each service, now that everything is committed
+    // Two more health samples of each service, now that everything is committed.
+    const committedAt = Date.now();
+    await eventually(
+      async () => (['compaction', 'session'] as const).map((name) => watch.of(name, committedAt).length),
+      (counts) => counts.every((n) => n >= 2),
+      'two health samples of each service after the groups caught up',
+      30_000,
+    );
     await watch.stop();
 
     expect(load.unexpected).toEqual([]);

@@ -7,7 +7,6 @@ import { quiescent } from '../support/fault/pipeline';
 import { faultSeed, SeededRandom } from '../support/fault/seeded-random';
 import { loadTranscripts, type Transcript } from '../support/transcripts';
 import { readModelDocuments, runRebuild } from './session-harness';
-import { ownStackPorts } from '../support/stack-settings';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -68,10 +67,10 @@ class Writer {
 const total = (writers: readonly Writer[], status: number) =>
   writers.reduce((n, w) => n + (w.statuses.get(status) ?? 0), 0);
 
-describe('fault: the broker and the MongoDB-wire server stopped and restarted (own stack instance)', () => {
+describe('fault: the broker and the MongoDB-wire server stopped and restarted (the outage stack)', () => {
   const seed = faultSeed();
   const random = new SeededRandom(seed + 1);
-  const run = new FaultRun('fault-outages', 'fo', ownStackPorts(40));
+  const run = new FaultRun('fault-outages', 'fo', 'outage');
   const { stack, database, topics } = run;
   const rebuiltDb = run.alsoDrop(`${database.slice(0, 52)}_rebuilt`);
   let services: Pipeline;

@@ -1,7 +1,7 @@
-import { stackAsync, stackEnv } from '../../tools/local-stack';
+import { eventually } from '../support/eventually';
+import { FaultRun } from '../support/fault/fault-run';
 import { SERVICES } from '../support/global-setup';
 import { startService, type RunningService } from '../support/service-process';
-import { ownStackPorts } from '../support/stack-settings';
 
 async function health(service: RunningService): Promise<{ status: number; body: any }> {
   const res = await fetch(`${service.url}/health`);
@@ -32,47 +32,35 @@ describe('services boot and report their dependencies', () => {
     );
   });
 
-  describe('on a stack of its own whose broker is stopped', () => {
-    // A second stack instance, so stopping its broker disturbs no other test.
-    const ports = ownStackPorts(50);
-    const alt = {
-      ...process.env,
-      STACK_INSTANCE: `health-${process.pid}`,
-      KAFKA_PORT: String(ports.kafka),
-      KAFKA_CONTROLLER_PORT: String(ports.controller),
-      MONGO_PORT: String(ports.mongo),
-    };
-    // Async, so the event loop (and the HTTP client's view of its keep-alive sockets) runs while Kafka restarts.
-    const stackCmd = (command: string) => stackAsync(command, alt);
+  describe('on the outage stack, its broker stopped', () => {
+    // The stack instance the suites that stop a broker share, so stopping it disturbs no other test.
+    const run = new FaultRun('services-health', 'sh', 'outage');
     let service: RunningService;
 
     beforeAll(async () => {
-      await stackCmd('up');
-      service = await startService('compaction-service', stackEnv(alt));
+      await run.up();
+      service = await run.start('compaction-service');
     }, 180_000);
 
-    afterAll(async () => {
-      await service?.stop();
-      await stackCmd('down');
-    }, 60_000);
+    // Stops the service and hands the stack back with its broker running, whatever the test left.
+    afterAll(() => run.down(), 120_000);
 
     it('reports kafka down with HTTP 503 while mongodb stays up, and up again after a restart', async () => {
       expect((await health(service)).status).toBe(200);
 
-      await stackCmd('kafka-stop');
+      await run.stack.kafkaStop();
       const down = await health(service);
       expect(down.status).toBe(503);
       expect(down.body.error.kafka.status).toBe('down');
       expect(down.body.info.mongodb.status).toBe('up');
 
-      await stackCmd('kafka-start');
-      const deadline = Date.now() + 60_000;
-      let again = await health(service);
-      while (again.status !== 200 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 500));
-        again = await health(service);
-      }
-      expect(again.status).toBe(200);
+      await run.stack.kafkaStart();
+      await eventually(
+        () => health(service),
+        (h) => h.status === 200,
+        'compaction-service /health to answer 200 after the restart',
+        60_000,
+      );
     }, 180_000);
   });
 });

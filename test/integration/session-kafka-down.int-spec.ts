@@ -1,42 +1,31 @@
-import { stackAsync, stackEnv } from '../../tools/local-stack';
+import { FaultStack } from '../support/fault/fault-stack';
 import { dropDatabase, startSessionService, until, type SessionServiceUnderTest } from './session-harness';
-import { ownStackPorts } from '../support/stack-settings';
 
-describe('session service when Kafka is down (a stack instance of its own)', () => {
-  // A second stack instance, so stopping its broker disturbs no other test.
-  const ports = ownStackPorts(60);
-  const alt = {
-    ...process.env,
-    STACK_INSTANCE: `session-down-${process.pid}`,
-    KAFKA_PORT: String(ports.kafka),
-    KAFKA_CONTROLLER_PORT: String(ports.controller),
-    MONGO_PORT: String(ports.mongo),
-  };
-  // Async: a blocked event loop (seconds while Kafka starts) made the HTTP client reuse a keep-alive socket the
+describe('session service when Kafka is down (the outage stack)', () => {
+  // The stack instance the suites that stop a broker share, so stopping it disturbs no other test. Its methods are
+  // async: a blocked event loop (seconds while Kafka starts) made the HTTP client reuse a keep-alive socket the
   // server had closed meanwhile ("other side closed").
-  const stackCmd = (command: string) => stackAsync(command, alt);
+  const stack = new FaultStack('session-kafka-down', 'outage');
   let api: SessionServiceUnderTest;
-  let stack: { brokers: string[]; mongoUri: string };
 
   beforeAll(async () => {
-    await stackCmd('up');
-    const env = stackEnv(alt);
-    stack = { brokers: env.KAFKA_BROKERS!.split(','), mongoUri: env.MONGODB_URI! };
+    await stack.up();
     api = await startSessionService('session-down', stack, { KAFKA_SEND_TIMEOUT_MS: '2000' });
   }, 240_000);
 
   afterAll(async () => {
     await api?.service.stop();
+    // Handed back with its broker running, whatever the test left; then the database can be dropped.
+    await stack.down();
     if (api) await dropDatabase(stack.mongoUri, api.database).catch(() => undefined);
-    await stackCmd('down');
-  }, 60_000);
+  }, 120_000);
 
   it('answers 503 (not 500) and accepts nothing half; the retry with the same key appends each message once', async () => {
     const s = 'down-session';
     const first = await api.call('POST', `/v1/sessions/${s}/messages`, { role: 'user', content: 'before the outage' });
     expect(first.status).toBe(202);
 
-    await stackCmd('kafka-stop');
+    await stack.kafkaStop();
     const batch = {
       messages: [
         { role: 'assistant', content: 'one' },
@@ -54,7 +43,7 @@ describe('session service when Kafka is down (a stack instance of its own)', () 
     expect(read.status).toBe(200);
     expect(read.body.messages.map((m: { content: string }) => m.content)).toEqual(['before the outage']);
 
-    await stackCmd('kafka-start');
+    await stack.kafkaStart();
     const accepted = await until(
       async () => {
         const res = await api.call('POST', `/v1/sessions/${s}/messages`, batch, { 'Idempotency-Key': 'outage-1' });

@@ -2,7 +2,6 @@ import { FaultRun } from '../support/fault/fault-run';
 import { quiescent } from '../support/fault/pipeline';
 import { readTopic } from '../support/kafka-helpers';
 import type { RunningService } from '../support/service-process';
-import { ownStackPorts } from '../support/stack-settings';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -87,8 +86,8 @@ class RuleFollowingWriter {
   }
 }
 
-describe('session service: writes during a broker outage have an unknown outcome, and the retry rule stores each once (own stack instance)', () => {
-  const run = new FaultRun('session-outage-retry', 'or', ownStackPorts(70));
+describe('session service: writes during a broker outage have an unknown outcome, and the retry rule stores each once (the outage stack)', () => {
+  const run = new FaultRun('session-outage-retry', 'or', 'outage');
   const { stack } = run;
   let session: RunningService | undefined;
 

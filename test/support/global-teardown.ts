@@ -1,8 +1,22 @@
-import { rmSync } from 'node:fs';
-import { stack } from '../../tools/local-stack';
+import { existsSync, rmSync } from 'node:fs';
+import { stack, stackStateDir } from '../../tools/local-stack';
+import { outageStack } from './stack-settings';
 
-/** Stops the local stack only when this test run started it; removes the run's integration lock if left. */
+/**
+ * Stops the run's outage stack when a suite started it (its state directory exists) and removes it; stops the local
+ * stack only when this test run started it; removes the run's integration lock if left.
+ */
 export default function globalTeardown(): void {
   if (process.env.CTXLEDGER_TEST_LOCK) rmSync(process.env.CTXLEDGER_TEST_LOCK, { recursive: true, force: true });
-  if (process.env.CTXLEDGER_TEST_STARTED_STACK === '1') stack('down');
+  try {
+    if (process.env.CTXLEDGER_OUTAGE_STACK) {
+      const { env } = outageStack();
+      if (existsSync(stackStateDir(env))) {
+        stack('down', env);
+        rmSync(stackStateDir(env), { recursive: true, force: true });
+      }
+    }
+  } finally {
+    if (process.env.CTXLEDGER_TEST_STARTED_STACK === '1') stack('down');
+  }
 }

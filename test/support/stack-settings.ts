@@ -12,17 +12,22 @@ export function unique(prefix: string): string {
   return `${prefix}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
+/** The ports of a stack instance beside the run's (`ownStackPorts`); `brokers` 1 when left out. */
+export interface StackPorts {
+  kafka: number;
+  controller: number;
+  mongo: number;
+  brokers?: number;
+}
+
 /**
- * Ports for a stack instance of a test's own (a fault test that stops its broker): `offset` (2–99) above the ports
- * of the stack the run talks to, read from KAFKA_BROKERS / MONGODB_URI. Each worktree's stack has a block of 100
- * ports of its own (KAFKA_PORT, its controller on KAFKA_PORT+1, MONGO_PORT), so two runs on different stacks never
- * meet, and the suites of one run use disjoint offsets: broker N of a cluster on kafka+N-1, its controller on
- * controller+N-1.
+ * Ports for a stack instance beside the run's (the outage stack, a test's own cluster): `offset` (2–99) above
+ * the ports of the stack the run talks to, read from KAFKA_BROKERS / MONGODB_URI. Each worktree's stack has a block
+ * of 100 ports of its own (KAFKA_PORT, its controller on KAFKA_PORT+1, MONGO_PORT), so two runs on different stacks
+ * never meet, and the instances of one run use disjoint offsets: broker N of a cluster on kafka+N-1, its controller
+ * on controller+N-1.
  */
-export function ownStackPorts(
-  offset: number,
-  brokers = 1,
-): { kafka: number; controller: number; mongo: number; brokers: number } {
+export function ownStackPorts(offset: number, brokers = 1): Required<StackPorts> {
   if (!Number.isInteger(offset) || offset < 2 || offset + 2 * brokers > 100)
     throw new Error(`ownStackPorts: offset ${offset} with ${brokers} broker(s) leaves the block of 100 ports`);
   const { brokers: shared, mongoUri } = testStack();
@@ -31,4 +36,31 @@ export function ownStackPorts(
   if (!kafkaBase || !mongoBase) throw new Error(`ownStackPorts: no port in ${shared[0]} / ${mongoUri}`);
   const kafka = kafkaBase + offset;
   return { kafka, controller: kafka + brokers, mongo: mongoBase + offset, brokers };
+}
+
+/** The environment of `deploy/local/stack` for the stack instance `instance` on `ports`. */
+export function instanceEnv(instance: string, ports: StackPorts): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    STACK_INSTANCE: instance,
+    KAFKA_PORT: String(ports.kafka),
+    KAFKA_CONTROLLER_PORT: String(ports.controller),
+    MONGO_PORT: String(ports.mongo),
+    STACK_KAFKA_BROKERS: String(ports.brokers ?? 1),
+  };
+}
+
+/** Where the outage stack sits in the block of ports (`ownStackPorts`). */
+const OUTAGE_STACK_OFFSET = 10;
+
+/**
+ * The run's outage stack: one single-broker stack instance on ports of its own (offset 10), named by the global
+ * set-up (CTXLEDGER_OUTAGE_STACK), which the suites that stop its broker or its MongoDB-wire server share — one at a
+ * time, as every integration file runs — each with its own topic prefix and database. The first suite that needs it
+ * starts it, each hands it back running (`FaultStack` 'outage'), the global teardown stops it.
+ */
+export function outageStack(): { instance: string; env: NodeJS.ProcessEnv } {
+  const instance = process.env.CTXLEDGER_OUTAGE_STACK;
+  if (!instance) throw new Error('CTXLEDGER_OUTAGE_STACK not set: run the tests through jest (global set-up)');
+  return { instance, env: instanceEnv(instance, ownStackPorts(OUTAGE_STACK_OFFSET)) };
 }

@@ -20,12 +20,13 @@ interface Tracked {
 }
 
 /**
- * One fault test's world: a stack instance of its own (FaultStack) — or the run's shared stack when the fault stops
- * no part of it — a topic prefix and a database unique to the run, the services' environment, and the teardown
- * every fault test needs — stop what it started, keep the outputs (FAULT_DUMP_DIR), drop the databases, stop the
- * stack (its own).
+ * One fault test's world: its stack (FaultStack: the run's outage stack when the fault stops the broker or the
+ * MongoDB-wire server, the run's shared stack when it stops no part of it, or an instance of its own such as a
+ * cluster), a topic prefix and a database unique to the run, the services' environment, and the teardown every
+ * fault test needs — stop what it started, keep the outputs (FAULT_DUMP_DIR), hand the stack back (the outage
+ * stack running, an own instance stopped), drop the databases.
  *
- *   const run = new FaultRun('fault-x', 'fx', ownStackPorts(10)); // or 'shared'
+ *   const run = new FaultRun('fault-x', 'fx', 'outage'); // or 'shared', or ownStackPorts(20, 3)
  *   beforeAll(() => run.up({ KAFKA_SEND_TIMEOUT_MS: '2000' }), 240_000);
  *   afterAll(() => run.down(), 120_000);
  *   … const session = await run.start('session-service');
@@ -126,9 +127,10 @@ export class FaultRun {
       ...Object.fromEntries([...this.tracked].map(([n, t]) => [n, t.output()])),
       ...Object.fromEntries([...this.texts].map(([n, text]) => [n, text()])),
     });
-    if (this.env.MONGODB_URI) {
+    // First, so a MongoDB-wire server the test stopped answers again; an own instance goes with its databases.
+    await this.stack.down();
+    if (this.env.MONGODB_URI && this.stack.kind !== 'own') {
       for (const db of this.databases) await dropDatabase(this.env.MONGODB_URI, db).catch(() => undefined);
     }
-    await this.stack.down();
   }
 }

@@ -3,54 +3,63 @@ import { resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
 import { ensureTopics } from '@ctxledger/kafka';
-import { repoRoot, stackAsync, stackEnv } from '../../../tools/local-stack';
-import { testStack } from '../stack-settings';
+import { stackAsync, stackEnv, stackStateDir } from '../../../tools/local-stack';
+import { instanceEnv, outageStack, testStack, type StackPorts } from '../stack-settings';
 
 /**
- * A stack instance of a fault test's own (its own STACK_INSTANCE and ports), so stopping its broker or its
- * MongoDB-wire server disturbs no other test. Stops only the processes this instance recorded, by pid.
+ * The stack a fault test stops parts of, by pid (only the processes its instance recorded):
  *
- * `'shared'` instead of ports: the stack the whole run talks to (global set-up), for a fault that stops no part of
- * the stack (a service killed): the run's own topic prefix and database keep it apart, and it boots no broker of
- * its own. Such a stack refuses to be stopped.
+ * - `'outage'`: the run's outage stack (`outageStack`), one broker shared by the suites that stop it or its
+ *   MongoDB-wire server, one suite at a time. `up` starts it if no suite has yet (or starts what is not running);
+ *   `down` hands it back running: whatever the suite stopped — a test that failed midway included — is started
+ *   again, and the instance refuses any later stop from this suite. The global teardown stops it.
+ * - ports (`ownStackPorts`): an instance of the test's own, started by `up`, stopped and removed by `down` (a
+ *   cluster of several brokers: `ports.brokers`).
+ * - `'shared'`: the stack the whole run talks to (global set-up), for a fault that stops no part of the stack (a
+ *   service killed): the run's own topic prefix and database keep it apart. Such a stack refuses to be stopped.
  */
 export class FaultStack {
+  readonly instance: string;
   readonly env: NodeJS.ProcessEnv;
-  readonly shared: boolean;
+  readonly kind: 'outage' | 'own' | 'shared';
   brokers: string[] = [];
   mongoUri = '';
+  /** `down` has handed the outage stack back: it is no longer this suite's to stop. */
+  private handedBack = false;
 
   /**
    * `ports.brokers` > 1: a KRaft cluster of that many brokers (replication factor 3, min.insync.replicas 2), broker N
    * on `kafka`+N-1 and its controller on `controller`+N-1.
    */
-  constructor(
-    readonly instance: string,
-    ports: { kafka: number; controller: number; mongo: number; brokers?: number } | 'shared',
-  ) {
-    this.shared = ports === 'shared';
+  constructor(instance: string, ports: StackPorts | 'outage' | 'shared') {
     if (ports === 'shared') {
+      this.kind = 'shared';
+      this.instance = instance;
       this.env = { ...process.env };
-      return;
+    } else if (ports === 'outage') {
+      this.kind = 'outage';
+      ({ instance: this.instance, env: this.env } = outageStack());
+    } else {
+      this.kind = 'own';
+      this.instance = instance;
+      this.env = instanceEnv(instance, ports);
     }
-    this.env = {
-      ...process.env,
-      STACK_INSTANCE: instance,
-      KAFKA_PORT: String(ports.kafka),
-      KAFKA_CONTROLLER_PORT: String(ports.controller),
-      MONGO_PORT: String(ports.mongo),
-      STACK_KAFKA_BROKERS: String(ports.brokers ?? 1),
-    };
   }
 
   /** Async, so the test's own clients keep running (and timing) while the broker stops or starts. */
   private async run(command: string, ...args: string[]): Promise<void> {
-    if (this.shared) throw new Error(`${this.instance}: the shared stack is not a test's to ${command}`);
+    this.mayChange(command);
     await stackAsync(command, this.env, args);
   }
 
+  private mayChange(command: string): void {
+    if (this.kind === 'shared') throw new Error(`${this.instance}: the shared stack is not a test's to ${command}`);
+    if (this.handedBack)
+      throw new Error(`${this.instance}: handed back to the run, no longer this suite's to ${command}`);
+  }
+
   async up(): Promise<this> {
-    if (this.shared) {
+    if (this.kind === 'shared') {
       ({ brokers: this.brokers, mongoUri: this.mongoUri } = testStack());
       return this;
     }
@@ -61,15 +70,20 @@ export class FaultStack {
     return this;
   }
 
-  /** Stops this instance and removes its state directory (the instance name is unique to the run). */
+  /**
+   * An own instance: stopped, its state directory removed (the instance name is unique to the run). The outage
+   * stack: handed back running (`up` starts what is not running and waits until it answers). The shared stack:
+   * nothing.
+   */
   async down(): Promise<void> {
-    if (this.shared) return;
+    if (this.kind === 'shared') return;
+    if (this.kind === 'outage') {
+      this.handedBack = true;
+      await stackAsync('up', this.env);
+      return;
+    }
     await this.run('down');
-    rmSync(this.stateDir(), { recursive: true, force: true });
-  }
-
-  private stateDir(): string {
-    return resolve(this.env.STACK_STATE_DIR ?? resolve(repoRoot, '.stack'), this.instance);
+    rmSync(stackStateDir(this.env), { recursive: true, force: true });
   }
 
   kafka(clientId = 'fault-test'): Kafka {
@@ -103,8 +117,8 @@ export class FaultStack {
 
   /** SIGTERM to this instance's FerretDB (the pid it recorded), and wait until it is gone. */
   async mongoStop(): Promise<void> {
-    if (this.shared) throw new Error(`${this.instance}: the shared stack is not a test's to stop`);
-    const stateDir = this.stateDir();
+    this.mayChange('stop FerretDB');
+    const stateDir = stackStateDir(this.env);
     const pid = Number(readFileSync(resolve(stateDir, 'mongo.pid'), 'utf8').trim());
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     if (!cmdline.includes(stateDir)) throw new Error(`pid ${pid} is not this instance's FerretDB`);
