@@ -3,8 +3,7 @@
  * from it takes a cleared or cut failure for a success.
  *
  * The placeholder a pruned tool result leaves (seed 002 stage 1): the call in short, the size of what was cleared,
- * and, when the result was a failure, what failed — so that neither the agent reading the view nor a later note
- * built from it takes a cleared failure for a success.
+ * and, when the result was a failure, what failed.
  */
 export const prunedPlaceholder = (toolName: string, keyArgs: string, chars: number, failure?: string): string =>
   `[Tool result cleared to save context: ${toolName}${keyArgs ? `(${keyArgs})` : ''}, ${chars} chars${
