@@ -4,7 +4,8 @@ import type { ChatMessage } from '../model/message';
 import { errorLineOf, tellingErrorLine } from '../summarizer/call-outcome';
 import { keptFailureLine } from '../summarizer/pruned-result';
 import { toolActivity } from '../summarizer/tool-activity';
-import { callsById, makeBlock, truncateHeadTail, type StageContext } from './common';
+import { callsById, makeBlock, parseArguments, truncateHeadTail, type StageContext } from './common';
+import { focusOf, truncateFocused, type Focus } from './focus';
 
 /**
  * Stage 1 (seed 003 level 1, seed 002 limits): huge single tool outputs truncated head+tail with an
@@ -29,7 +30,9 @@ export function truncateToolOutputs(ctx: StageContext, force = false): Compactio
     const targetTokens = demoted.has(i) ? Math.min(shareTokens, protection.demoteTo) : shareTokens;
     const ratio = Math.min(1, targetTokens / Math.max(1, e.tokens));
     const maxChars = Math.min(policy.truncate.maxBytes, Math.max(300, Math.floor(m.content.length * ratio * 0.95)));
-    const content = withFailure(m, truncateHeadTail(m.content, maxChars, policy.truncate.maxLines), calls);
+    const focus = focusAt(entries, i, calls);
+    const cut = truncateFocused(m.content, maxChars, policy.truncate.maxLines, focus, truncateHeadTail);
+    const content = withFailure(m, cut, calls);
     if (content.length >= m.content.length) return;
     const replacement = { ...m, content };
     if (counter.message(replacement) >= e.tokens) return;
@@ -56,12 +59,47 @@ function truncateEverything(ctx: StageContext): CompactionBlock | null {
     if (m.content.length <= LAST_RESORT_TOOL_CHARS + 100) return;
     const replacement = {
       ...m,
-      content: withFailure(m, truncateHeadTail(m.content, LAST_RESORT_TOOL_CHARS, 20), calls),
+      content: withFailure(
+        m,
+        truncateFocused(m.content, LAST_RESORT_TOOL_CHARS, 20, focusAt(entries, i, calls), truncateHeadTail),
+        calls,
+      ),
     };
     if (counter.message(replacement) >= e.tokens) return;
     edits.push({ from: e.from, to: e.to, replacement: [replacement] });
   });
   return makeBlock(ctx, 'truncate', edits);
+}
+
+/** Assistant messages after a result read for what the agent took from it: its reaction to the result. */
+const REACTION_MESSAGES = 2;
+
+/**
+ * What the agent pointed at in the result at view index `i`: the call's own arguments, and the next assistant
+ * messages' text and call arguments (up to the next user message).
+ */
+function focusAt(entries: StageContext['entries'], i: number, calls: ReturnType<typeof callsById>): Focus {
+  const result = entries[i]!.message;
+  const call = result.toolCallId ? calls.get(result.toolCallId)?.call : undefined;
+  const reaction: string[] = [];
+  let seen = 0;
+  for (let j = i + 1; j < entries.length && seen < REACTION_MESSAGES; j++) {
+    const m = entries[j]!.message;
+    if (m.role === 'user') break;
+    if (m.role !== 'assistant') continue;
+    seen++;
+    reaction.push(m.content, ...(m.toolCalls ?? []).map((c) => argumentText(c.arguments)));
+  }
+  return focusOf(result.content, reaction.join('\n'), call ? argumentText(call.arguments) : '');
+}
+
+/** A call's argument values as text, one after the other (an edit's `old_str` with its real line breaks). */
+function argumentText(args: string): string {
+  const parsed = parseArguments(args);
+  if (!parsed) return args;
+  return Object.values(parsed)
+    .map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
+    .join('\n');
 }
 
 /**

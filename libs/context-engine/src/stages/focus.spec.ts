@@ -1,0 +1,130 @@
+import fc from 'fast-check';
+import { applyBlockToEntries } from '../overlay';
+import { assistant, calls, result, stageContext, toolCall, user } from '../testing/fixtures';
+import { truncateHeadTail } from './common';
+import { focusOf, NO_FOCUS, truncateFocused, type Focus } from './focus';
+import { truncateToolOutputs } from './truncate-tool-outputs';
+
+/** A numbered file view of lines `from`..`to`, the way an editor tool shows one (`1474:    code`). */
+const fileView = (from: number, to: number, line: (n: number) => string = (n) => `    statement_${n} = ${n}`) =>
+  Array.from({ length: to - from + 1 }, (_, k) => `${from + k}:${line(from + k)}`).join('\n');
+
+const cut = (text: string, maxChars: number, focus: Focus, maxLines = 2000) =>
+  truncateFocused(text, maxChars, maxLines, focus, truncateHeadTail);
+
+describe('focusOf: what the agent pointed at in a result', () => {
+  const view = fileView(1, 300, (n) =>
+    n === 150 ? '    return int(value.total_seconds() / base_unit.total_seconds())' : `    x_${n} = compute(${n})`,
+  );
+
+  it('takes the line numbers the call asked for, when the result numbers its lines', () => {
+    expect(focusOf(view, '', 'open src/fields.py 150').lineNumbers).toEqual([150]);
+    // 5000 is not a line of this view; `compute` is in every line, so it points nowhere.
+    expect(focusOf(view, 'compute at 5000', '')).toEqual({ terms: [], quoted: [], lineNumbers: [] });
+  });
+
+  it('takes the identifiers the reaction names as whole words, and the code lines it quotes', () => {
+    const focus = focusOf(
+      view,
+      'The rounding happens in `total_seconds`; x_12 is unrelated. The queued rows:\n' +
+        'return int(value.total_seconds() / base_unit.total_seconds())',
+    );
+    expect(focus.terms).toEqual(expect.arrayContaining(['total_seconds', 'x_12']));
+    expect(focus.quoted).toEqual(['return int(value.total_seconds() / base_unit.total_seconds())']);
+    // `int` is too short, `rounding` is not in the result, prose words are no identifiers of it.
+    expect(focus.terms).not.toContain('rounding');
+    expect(focusOf('queuedMessages\n'.repeat(20), 'the queued messages').terms).toEqual([]);
+  });
+});
+
+describe('truncateFocused', () => {
+  it('keeps the place a file was opened at, which a head+tail cut loses', () => {
+    const view = fileView(1374, 1574);
+    const focus = focusOf(view, '', 'open src/marshmallow/fields.py 1474');
+    const plain = truncateHeadTail(view, 1500, 2000);
+    const focused = cut(view, 1500, focus);
+    expect(plain).not.toContain('1474:');
+    expect(focused).toContain('1474:    statement_1474 = 1474');
+    // The lines around it too, in order, and the view's first line (what it is).
+    expect(focused).toMatch(/1465:[^\n]*\n1466:[\s\S]*1474:[\s\S]*1484:/);
+    expect(focused.startsWith('1374:')).toBe(true);
+    expect(focused).toMatch(/\[\.\.\. \d+ lines truncated \.\.\.\]/);
+    expect(focused.length).toBeLessThanOrEqual(1500);
+  });
+
+  it('keeps the lines the next message quotes (an edit of them)', () => {
+    const log = Array.from({ length: 400 }, (_, i) =>
+      i === 200 ? 'const retries = config.retries ?? 3; // the line to change' : `step ${i}: fine`,
+    ).join('\n');
+    const focus = focusOf(log, 'const retries = config.retries ?? 3; // the line to change');
+    expect(cut(log, 800, focus)).toContain('const retries = config.retries ?? 3;');
+    expect(truncateHeadTail(log, 800, 2000)).not.toContain('const retries');
+  });
+
+  it('is the plain head+tail cut without a focus, and leaves text within the limits alone', () => {
+    const text = Array.from({ length: 500 }, (_, i) => `line ${i}`).join('\n');
+    expect(cut(text, 900, NO_FOCUS)).toBe(truncateHeadTail(text, 900, 2000));
+    expect(cut('short\ntext', 100, { terms: ['text'], quoted: [], lineNumbers: [] })).toBe('short\ntext');
+  });
+
+  it('keeps its limits and the order of the lines it keeps, whatever the focus (property)', () => {
+    const arbLine = fc.oneof(
+      fc.constantFrom('', 'ok', 'error: boom', 'value_a = 1', 'value_b = 2'),
+      fc.string({ maxLength: 600 }).map((s) => s.replace(/\n/g, ' ')),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(arbLine, { minLength: 1, maxLength: 300 }),
+        fc.integer({ min: 300, max: 6000 }),
+        fc.integer({ min: 20, max: 400 }),
+        fc.subarray(['value_a', 'value_b', 'error', 'boom']),
+        (raw, maxChars, maxLines, terms) => {
+          const lines = raw.map((l, i) => (i % 7 === 0 ? `${i + 1}: ${l}` : l));
+          const text = lines.join('\n');
+          const focus: Focus = { terms, quoted: ['value_b = 2'], lineNumbers: [8, 50] };
+          const out = truncateFocused(text, maxChars, maxLines, focus, truncateHeadTail);
+          if (text.length <= maxChars && lines.length <= maxLines) return out === text;
+          expect(out.length).toBeLessThanOrEqual(maxChars);
+          if (out === truncateHeadTail(text, maxChars, maxLines)) return true;
+          // Every kept line is a line of the text (or its clipped start), in the text's order.
+          let at = 0;
+          for (const line of out.split('\n')) {
+            if (line === '' || /^\[\.\.\. \d+ lines truncated \.\.\.\]$/.test(line)) continue;
+            const head = line.endsWith('…') ? line.slice(0, -1) : line;
+            const found = lines.findIndex((l, i) => i >= at && l.startsWith(head));
+            expect(found).toBeGreaterThanOrEqual(0);
+            at = found + 1;
+          }
+          return true;
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('stage 1 with a focus: the truncate stage reads the agent’s reaction', () => {
+  it('keeps the lines the next assistant message acted on', () => {
+    const rows = Array.from({ length: 6000 }, (_, i) =>
+      i === 3000 ? 'ERROR retry_budget exhausted for shard-17' : `row ${i} ok`,
+    ).join('\n');
+    const msgs = [
+      user('why does the job stop?'),
+      calls('', toolCall('c1', 'bash', { command: 'cat job.log' })),
+      result('c1', rows, 'bash'),
+      calls(
+        'The `retry_budget` runs out on shard-17.',
+        toolCall('c2', 'bash', { command: 'grep -n retry_budget src' }),
+      ),
+      result('c2', 'src/retry.ts:12: retry_budget = 3', 'bash'),
+      assistant('raising it'),
+    ];
+    const ctx = stageContext(msgs, 20_000);
+    const out = applyBlockToEntries(ctx.entries, truncateToolOutputs(ctx)!, (m) => ctx.counter.message(m)).map(
+      (e) => e.message,
+    );
+    expect(out[2]!.content).toMatch(/lines truncated/);
+    expect(out[2]!.content).toContain('ERROR retry_budget exhausted for shard-17');
+    expect(truncateHeadTail(rows, out[2]!.content.length, 2000)).not.toContain('retry_budget');
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * Which lines of a long tool result mattered, so that truncation keeps them rather than only the head and the
+ * tail: the lines the agent went on to use. Its reaction to a result (the assistant messages that follow it, their
+ * text and their calls' arguments) quotes code lines (an edit's `old_str`), names identifiers and cites line
+ * numbers; and the call itself may have asked for a place (`open fields.py 1474`, `sed -n 80,120p`). A file view
+ * cut head+tail loses the very lines around the place it was opened at. Pure.
+ */
+
+/** What the agent pointed at in a result. */
+export interface Focus {
+  /** Identifiers the reaction names that the result contains (each in few of its lines). */
+  readonly terms: readonly string[];
+  /** Lines of the reaction (trimmed, ≥ 12 characters) that the result contains: quoted code. */
+  readonly quoted: readonly string[];
+  /** Line numbers the call asked for or the reaction cites (matched against numbered result lines). */
+  readonly lineNumbers: readonly number[];
+}
+
+export const NO_FOCUS: Focus = { terms: [], quoted: [], lineNumbers: [] };
+
+const IDENTIFIER = /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*/g;
+/** Words of prose that say nothing about which line mattered. */
+const COMMON = new Set(
+  (
+    'this that with from have will should would could there their them they then than what when where which while ' +
+    'file files line lines code into about also just like make made need needs used uses using more some such ' +
+    'does done each here look looks seems seem issue function value values first last next error true false none ' +
+    'null self return print test tests able want sure know check change changes run running open view show'
+  ).split(' '),
+);
+/** A numbered line of a file view or `grep -n`/`cat -n` output: `1474:`, `  1474→`, `1474\t`, `1474 |`. */
+const NUMBERED_LINE = /^\s*(\d{1,7})(?:[:\t→|]|\s{1,2}\S)/;
+const NUMBER = /(?<![\w.])\d{1,7}(?![\w.])/g;
+
+/**
+ * The focus of `result` given the agent's `reaction` (text and call arguments after it) and the `call`'s own
+ * arguments. Terms found in more than a fifth of the result's lines (and at least 3) point nowhere and are dropped.
+ */
+export function focusOf(result: string, reaction: string, call = ''): Focus {
+  const lines = result.split('\n');
+  const terms: string[] = [];
+  for (const t of new Set(reaction.match(IDENTIFIER) ?? [])) {
+    if (t.length < 4 || COMMON.has(t.toLowerCase()) || !result.includes(t)) continue;
+    const df = countLines(lines, wordPattern(t));
+    if (df > 0 && (df < 3 || df <= lines.length / 5)) terms.push(t);
+  }
+  const resultLines = new Set(lines.map((l) => l.trim()).filter((l) => l.length >= 12));
+  const quoted = [
+    ...new Set(
+      reaction
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l.length >= 12 && (resultLines.has(l) || result.includes(l))),
+    ),
+  ];
+  const numbered = new Set<number>();
+  for (const l of lines) {
+    const n = NUMBERED_LINE.exec(l);
+    if (n) numbered.add(Number(n[1]));
+  }
+  const lineNumbers = [
+    ...new Set([...`${call}\n${reaction}`.matchAll(NUMBER)].map((m) => Number(m[0])).filter((n) => numbered.has(n))),
+  ];
+  return { terms, quoted, lineNumbers };
+}
+
+/** `term` as a whole word: `queued` is not in `queuedMessages`. */
+const wordPattern = (term: string): RegExp =>
+  new RegExp(`(?<![\\w$])${term.replace(/[.$]/g, (c) => `\\${c}`)}(?![\\w$])`);
+
+const countLines = (lines: readonly string[], term: RegExp): number =>
+  lines.reduce((n, l) => (term.test(l) ? n + 1 : n), 0);
+
+export const hasFocus = (f: Focus): boolean => f.terms.length + f.quoted.length + f.lineNumbers.length > 0;
+
+/** Lines kept around a pointed-at line: a cited line number gets a wider window (the agent asked for a place). */
+const CONTEXT = { before: 2, after: 3, aroundNumber: 10 };
+/** Characters a gap marker takes, paid for out of the budget. */
+const GAP_MARKER = 40;
+/** A kept line longer than this is clipped (a minified bundle's one line must not take the whole budget). */
+const MAX_LINE = 400;
+
+/**
+ * `text` cut to at most `maxChars` characters and `maxLines` lines, keeping the lines the focus points at (and a
+ * few around each), then as much of the head and the tail as still fits, each gap marked `[... N lines truncated
+ * ...]`. Without a focus, for text of few lines, or when no pointed-at line fits, the plain head+tail cut
+ * (`fallback`).
+ */
+export function truncateFocused(
+  text: string,
+  maxChars: number,
+  maxLines: number,
+  focus: Focus,
+  fallback: (text: string, maxChars: number, maxLines: number) => string,
+): string {
+  const lines = text.split('\n');
+  if (text.length <= maxChars && lines.length <= maxLines) return text;
+  if (!hasFocus(focus) || lines.length < 10) return fallback(text, maxChars, maxLines);
+  const scores = scoreLines(lines, focus);
+  const ranked = [...scores.keys()].sort((a, b) => scores.get(b)! - scores.get(a)! || a - b);
+  if (ranked.length === 0) return fallback(text, maxChars, maxLines);
+
+  const kept = new Set<number>();
+  const shown = (i: number) => Math.min(lines[i]!.length, MAX_LINE + 1) + 1;
+  // Room for the lines once the gap markers (one per window, and around the head and the tail) are paid for.
+  const windows = Math.max(1, Math.min(8, Math.floor(maxChars / 400)));
+  const room = maxChars - GAP_MARKER * (windows + 2);
+  let chars = 0;
+  const tryKeep = (i: number): boolean => {
+    if (i < 0 || i >= lines.length) return false;
+    if (kept.has(i)) return true;
+    if (chars + shown(i) > room || kept.size >= maxLines) return false;
+    kept.add(i);
+    chars += shown(i);
+    return true;
+  };
+  // A head of a fifth of the room first (what the output is: a file's name, a command's first lines).
+  for (let i = 0; i < lines.length && chars < room / 5 && tryKeep(i); i++);
+  let opened = 0;
+  for (const i of ranked) {
+    if (opened >= windows) break;
+    if (kept.has(i) || !tryKeep(i)) continue;
+    opened++;
+    const around = focus.lineNumbers.includes(numberOf(lines[i]!) ?? -1) ? CONTEXT.aroundNumber : 0;
+    // Each window one run of lines, so the gap markers paid for above suffice.
+    for (let d = 1; d <= Math.max(CONTEXT.before, around) && tryKeep(i - d); d++);
+    for (let d = 1; d <= Math.max(CONTEXT.after, around) && tryKeep(i + d); d++);
+  }
+  // No pointed-at line fits (a last-resort cut of a few hundred characters): the plain cut keeps more.
+  if (opened === 0) return fallback(text, maxChars, maxLines);
+  // What budget is left: the tail, then more of the head.
+  for (let i = lines.length - 1; i >= 0 && tryKeep(i); i--);
+  for (let i = 0; i < lines.length && tryKeep(i); i++);
+  return render(lines, kept);
+}
+
+function scoreLines(lines: readonly string[], focus: Focus): Map<number, number> {
+  const weights = focus.terms.map((t) => {
+    const word = wordPattern(t);
+    return [word, 1 / Math.sqrt(countLines(lines, word))] as const;
+  });
+  const scores = new Map<number, number>();
+  lines.forEach((line, i) => {
+    let s = 0;
+    for (const [word, w] of weights) if (word.test(line)) s += w;
+    const trimmed = line.trim();
+    if (trimmed.length >= 12 && focus.quoted.some((q) => trimmed.includes(q) || q.includes(trimmed))) s += 5;
+    const n = numberOf(line);
+    if (n !== undefined && focus.lineNumbers.includes(n)) s += 4;
+    if (s > 0) scores.set(i, s);
+  });
+  return scores;
+}
+
+const numberOf = (line: string): number | undefined => {
+  const m = NUMBERED_LINE.exec(line);
+  return m ? Number(m[1]) : undefined;
+};
+
+function render(lines: readonly string[], kept: ReadonlySet<number>): string {
+  const out: string[] = [];
+  let gap = 0;
+  lines.forEach((line, i) => {
+    if (!kept.has(i)) {
+      gap++;
+      return;
+    }
+    if (gap > 0) out.push(`\n[... ${gap} lines truncated ...]\n`);
+    gap = 0;
+    out.push(line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line);
+  });
+  if (gap > 0) out.push(`\n[... ${gap} lines truncated ...]`);
+  return out.join('\n');
+}
