@@ -100,9 +100,8 @@ describe('InspectorService.list: a session whose stats take long', () => {
     let release!: () => void;
     slow.set('big', new Promise<void>((r) => (release = r)));
 
-    const started = Date.now();
+    // The big session's stats never finish before `release()`: a list that waited for them would not return.
     const first = await service.list('t', undefined, 0, 20);
-    expect(Date.now() - started).toBeLessThan(1_000);
     const big = first.sessions.find((s) => s.sessionId === 'big')!;
     expect(big).toMatchObject({ sessionId: 'big', messageCount: 30, statsPending: true, provider: 'anthropic' });
     expect(big.rawTokens).toBeUndefined();

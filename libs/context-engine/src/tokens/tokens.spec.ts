@@ -173,12 +173,12 @@ describe('token estimation', () => {
     for (const p of Object.values(TOKEN_PROFILES)) expect(p.safetyMargin).toBeGreaterThanOrEqual(1);
   });
 
-  it('stays linear on long and pathological inputs (one pass, no backtracking)', () => {
+  // Speed is the benchmark's to measure (a wall-clock bound here failed on a loaded machine); what this asserts is
+  // that megabyte-long pathological inputs are counted at all: a backtracking pattern would not return.
+  it('counts long and pathological inputs (one pass, no backtracking)', () => {
     const p = tokenProfileFor('anthropic');
     const inputs = ['a'.repeat(1_000_000), 'a1'.repeat(500_000), '\\n'.repeat(500_000), '─ '.repeat(500_000)];
-    const started = Date.now();
-    for (const s of inputs) expect(estimateTextTokens(s, p)).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(2000);
+    for (const s of inputs) expect(estimateTextTokens(s, p)).toBeGreaterThan(s.length / 20);
   });
 
   it('clamps images by size (seed 003: bytes/750, floor 85, cap 16 000)', () => {
