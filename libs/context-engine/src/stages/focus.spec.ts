@@ -48,6 +48,8 @@ describe('truncateFocused', () => {
     // The lines around it too, in order, and the view's first line (what it is).
     expect(focused).toMatch(/1465:[^\n]*\n1466:[\s\S]*1474:[\s\S]*1484:/);
     expect(focused.startsWith('1374:')).toBe(true);
+    // And the tail keeps a share of the room (how a run ended).
+    expect(focused.endsWith('1574:    statement_1574 = 1574')).toBe(true);
     expect(focused).toMatch(/\[\.\.\. \d+ lines truncated \.\.\.\]/);
     expect(focused.length).toBeLessThanOrEqual(1500);
   });
@@ -59,6 +61,17 @@ describe('truncateFocused', () => {
     const focus = focusOf(log, 'const retries = config.retries ?? 3; // the line to change');
     expect(cut(log, 800, focus)).toContain('const retries = config.retries ?? 3;');
     expect(truncateHeadTail(log, 800, 2000)).not.toContain('const retries');
+  });
+
+  it('leaves the tail a share of the room however many lines are pointed at', () => {
+    const pad = '-'.repeat(100);
+    const log = [
+      ...Array.from({ length: 400 }, (_, i) => (i % 45 === 20 ? `case_${i} flaky_case ${pad}` : `case_${i} ok ${pad}`)),
+      `summary: 9 failed, 391 passed ${pad}`,
+    ].join('\n');
+    const focused = cut(log, 4000, focusOf(log, 'Every `flaky_case` fails the same way.'));
+    expect(focused).toContain('case_20 flaky_case');
+    expect(focused.endsWith(`summary: 9 failed, 391 passed ${pad}`)).toBe(true);
   });
 
   it('is the plain head+tail cut without a focus, and leaves text within the limits alone', () => {

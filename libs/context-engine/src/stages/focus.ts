@@ -75,6 +75,8 @@ export const hasFocus = (f: Focus): boolean => f.terms.length + f.quoted.length 
 
 /** Lines kept around a pointed-at line: a cited line number gets a wider window (the agent asked for a place). */
 const CONTEXT = { before: 2, after: 3, aroundNumber: 10 };
+/** The share of the room the head and the pointed-at lines may fill: the rest is the tail's (a run's summary, its last error). */
+const FOCUS_SHARE = 0.6;
 /** Characters a gap marker takes, paid for out of the budget. */
 const GAP_MARKER = 40;
 /** A kept line longer than this is clipped (a minified bundle's one line must not take the whole budget). */
@@ -118,7 +120,7 @@ export function truncateFocused(
   for (let i = 0; i < lines.length && chars < room / 5 && tryKeep(i); i++);
   let opened = 0;
   for (const i of ranked) {
-    if (opened >= windows) break;
+    if (opened >= windows || chars >= room * FOCUS_SHARE) break;
     if (kept.has(i) || !tryKeep(i)) continue;
     opened++;
     const around = focus.lineNumbers.includes(numberOf(lines[i]!) ?? -1) ? CONTEXT.aroundNumber : 0;
