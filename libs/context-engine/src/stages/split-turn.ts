@@ -58,15 +58,32 @@ function stepLinesOf(content: string): string[] {
   return body.split('\n').filter((l) => l.startsWith('- ') && !l.startsWith('- (+'));
 }
 
+/** A step line whose call failed: an error, a non-zero exit, failing tests, no result. */
+const FAILED_STEP = / → (?:error: |exit \d|no result|tests .*\b[1-9]\d* (?:failed|failing|errors?)\b)/;
+
 /**
- * A note cut to its three newest steps, with or without its working state (the squeeze's last resort while the
- * view is over the budget).
+ * The `n` step lines a cut note keeps, in order: its newest, the newest of its failed calls (what went wrong must
+ * not go first: a note stacked on this one has only these lines to pass on), then the newest others.
+ */
+export function keptSteps(steps: readonly string[], n: number): string[] {
+  if (steps.length <= n) return [...steps];
+  const chosen = new Set<number>([steps.length - 1]);
+  for (let i = steps.length - 2; i >= 0 && chosen.size < n; i--) if (FAILED_STEP.test(steps[i]!)) chosen.add(i);
+  for (let i = steps.length - 2; i >= 0 && chosen.size < n; i--) chosen.add(i);
+  return steps.filter((_, i) => chosen.has(i));
+}
+
+/**
+ * A note cut to three of its steps (`keptSteps`), with or without its working state (the squeeze's last resort
+ * while the view is over the budget).
  */
 export function shortNote(content: string, keepState: boolean): string {
   const lines = content.split('\n');
   const at = lines.indexOf(STEPS_HEADING);
-  const head = keepState && at > 0 ? lines.slice(0, at + 1) : [lines[0]!];
-  return [...head, ...stepLinesOf(content).slice(-3)].join('\n');
+  const steps = keptSteps(stepLinesOf(content), 3);
+  // The steps keep their heading: a later note reads a note's calls back from the lines under it.
+  const head = keepState && at > 0 ? lines.slice(0, at + 1) : steps.length ? [lines[0]!, STEPS_HEADING] : [lines[0]!];
+  return [...head, ...steps].join('\n');
 }
 
 /** Prose of an assistant message on one line: fenced code left out. */

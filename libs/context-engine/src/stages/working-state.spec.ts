@@ -3,6 +3,7 @@ import type { ChatMessage, ToolCall } from '../model/message';
 import type { EffectiveEntry } from '../overlay';
 import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-outcome';
 import { toolActivity } from '../summarizer/tool-activity';
+import { keptSteps, shortNote, STEPS_HEADING } from './split-turn';
 import { workingStateOf } from './working-state';
 
 const original = (message: ChatMessage, at: number): EffectiveEntry => ({ message, from: at, to: at, tokens: 10 });
@@ -41,6 +42,40 @@ describe('workingStateOf: a note without a working state of its own', () => {
       /bash python reproduce_bug\.py — AttributeError: PixelRepresentation is missing \[unresolved\]/,
     );
     expect(state).toContain('`find_file "dataset.py"` → ok');
+  });
+});
+
+describe('a note squeezed to a few steps (the last resort over the budget)', () => {
+  const steps = [
+    '- intent: Check the files provided.',
+    "- bash `file ~/ctf_files/*` → error: /root/ctf_files/*: cannot open `/root/ctf_files/*' (No such file)",
+    '- bash `pwd` → ok',
+    '- intent: Check the files again.',
+    '- bash `file ./*` → ok',
+    '- bash `cat a.txt` → ok',
+  ];
+  const full = ['[Turn prefix compressed — 4 earlier tool call(s)]', STEPS_HEADING, ...steps].join('\n');
+
+  it('keeps its newest step and its failed calls before other steps, in order, under their heading', () => {
+    expect(shortNote(full, false).split('\n')).toEqual([
+      '[Turn prefix compressed — 4 earlier tool call(s)]',
+      STEPS_HEADING,
+      steps[1],
+      steps[4],
+      steps[5],
+    ]);
+    expect(keptSteps(steps, 3)).toEqual([steps[1], steps[4], steps[5]]);
+    expect(keptSteps(['- bash `a` → ok', '- bash `b` → ok'], 3)).toEqual(['- bash `a` → ok', '- bash `b` → ok']);
+    // Failing tests count as a failure; a grep that found nothing does not.
+    expect(
+      keptSteps(['- bash `npm test` → tests 2 failed, 8 passed', '- bash `grep x` → no match (exit 1)', '- a → ok'], 2),
+    ).toEqual(['- bash `npm test` → tests 2 failed, 8 passed', '- a → ok']);
+  });
+
+  it('still tells a later note what failed (the note stacked on it reads its steps back)', () => {
+    const squeezed: EffectiveEntry = { ...note(shortNote(full, false), 2, 13), stage: 'keep-within-budget' };
+    const state = workingStateOf([squeezed], 0, 0, 4000)!;
+    expect(state).toContain("`file ~/ctf_files/*` → error: /root/ctf_files/*: cannot open `/root/ctf_files/*'");
   });
 });
 
