@@ -1,9 +1,10 @@
 import type { BlockEdit, CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
-import { makeBlock, viewTokens, type StageContext } from './common';
+import { callsById, makeBlock, viewTokens, type StageContext } from './common';
 import { TRUNCATION_MARKER } from './sliding-window';
 import { shortNote } from './split-turn';
+import { withFailure } from './truncate-tool-outputs';
 import { markerBlock, workingStateTokenBound } from './working-state';
 
 export const COMPACTED_MARKER = '[Context compacted';
@@ -150,14 +151,15 @@ function squeeze(ctx: StageContext, shrinkNotes: boolean): { edits: BlockEdit[];
     if (isOriginal(e) || e.stage === 'truncate' || e.stage === 'dedupe') bodies.push(i);
   });
   bodies.sort((a, b) => entries[b]!.tokens - entries[a]!.tokens || a - b);
+  const calls = callsById(entries);
   for (const i of bodies) {
     if (total <= limit) break;
     const m = entries[i]!.message;
     if (m.content.length <= SQUEEZED_TOOL_CHARS + 40) continue;
     const head = m.content.slice(0, SQUEEZED_TOOL_CHARS).trimEnd();
-    apply(i, [
-      { ...m, content: `${head}\n[... ${m.content.length - head.length} chars omitted to fit the context window]` },
-    ]);
+    const squeezed = `${head}\n[... ${m.content.length - head.length} chars omitted to fit the context window]`;
+    // What failed stays, when its line was in the part cut.
+    apply(i, [{ ...m, content: withFailure(m, squeezed, calls) }]);
   }
   const chatRole = (k: number) => {
     const r = entries[k]?.message.role;

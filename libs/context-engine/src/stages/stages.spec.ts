@@ -621,6 +621,23 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     expect(squeezeToBudget(stageContext(msgs, 100_000))).toBeNull();
   });
 
+  it('a squeezed body whose failure was on its last line still states it', () => {
+    const log = `${text(1200, 5)}\nTypeError: integer argument expected, got float`;
+    const msgs = [
+      user('decrypt it'),
+      calls('', toolCall('p1', 'bash', { command: 'python solve.py' })),
+      result('p1', log, 'bash'),
+      assistant(`the cast is wrong ${text(600, 4)}`),
+    ];
+    const full = stageContext(msgs, 100_000);
+    const ctx = stageContext(msgs, viewTokens(full.entries, full.counter) - 100, { tail: { maxOverrun: 100 } });
+    const out = after(ctx, squeezeToBudget(ctx)!);
+    expect(out[2]!.content).toMatch(/chars omitted to fit the context window\]\n/);
+    expect(
+      out[2]!.content.endsWith('[what failed, in the part cut: TypeError: integer argument expected, got float]'),
+    ).toBe(true);
+  });
+
   it("shortens a split-turn note's working state and steps only when that is what makes the view fit", () => {
     const msgs: ChatMessage[] = [user('refactor the modules')];
     for (let i = 1; i <= 12; i++)

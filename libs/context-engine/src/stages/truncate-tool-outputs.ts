@@ -106,7 +106,7 @@ function argumentText(args: string): string {
  * The truncated text, ending with what failed when the failure's line was in the part cut (a compiler's error
  * before a package manager's closing lines, say): a cut failure must not read as a success.
  */
-function withFailure(result: ChatMessage, truncated: string, calls: ReturnType<typeof callsById>): string {
+export function withFailure(result: ChatMessage, truncated: string, calls: ReturnType<typeof callsById>): string {
   const call = result.toolCallId ? calls.get(result.toolCallId)?.call : undefined;
   const errorLine = errorLineOf(result, call ? toolActivity(call, {}) : undefined);
   if (errorLine === undefined) return truncated;
