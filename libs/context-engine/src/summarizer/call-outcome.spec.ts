@@ -134,6 +134,54 @@ describe('a pruned result keeps its failure', () => {
     );
   });
 
+  it('a failed run whose first and last lines say nothing: the first telling line of its body', () => {
+    // A workspace run: the failing package's compiler line and npm's lines in the middle, other packages' passing
+    // checks and the exit status at the end.
+    const workspaces = [
+      '> root@1.0.0 check',
+      '> biome check --write . && npm run check --workspaces',
+      'Checked 232 files in 119ms. No fixes applied.',
+      '> @app/agent@0.14.2 check',
+      '> tsgo --noEmit',
+      "src/session.ts(532,34): error TS2339: Property 'tokensAfter' does not exist on type 'Entry'.",
+      'npm error Lifecycle script `check` failed with error:',
+      'npm error code 2',
+      '> @app/web@0.14.2 check',
+      '> tsc --noEmit',
+      '',
+      'Command exited with code 2',
+    ].join('\n');
+    expect(failureOf(toolActivity(check, {}), result(workspaces))).toBe(
+      "exit 2: src/session.ts(532,34): error TS2339: Property 'tokensAfter' does not exist on type 'Entry'.",
+    );
+    // Without an exit status or an error flag the body is not searched: an "error" word in a log is no failure.
+    expect(errorLineOf(result(workspaces.replace('Command exited with code 2', 'done')), undefined)).toBeUndefined();
+  });
+
+  it("a linter's diagnostics (biome's ×, eslint's rows and ✖ count) are what failed", () => {
+    const biome = [
+      '> root@1.0.0 check',
+      '> biome check --write .',
+      'src/agent-session.ts:205:2 parse ━━━━━━━━━━',
+      '  × expected a semicolon to end the class property, but found none',
+      'Found 49 errors.',
+      'Command exited with code 1',
+    ].join('\n');
+    expect(failureOf(toolActivity(check, {}), result(biome))).toBe(
+      'exit 1: × expected a semicolon to end the class property, but found none',
+    );
+    const eslint = [
+      '/repo/src/a.ts',
+      "  12:5  error  'x' is assigned a value but never used  no-unused-vars",
+      '',
+      '✖ 1 problem (1 error, 0 warnings)',
+    ].join('\n');
+    expect(errorLineOf(result(eslint), toolActivity(call('bash', { command: 'npx eslint src' }), {}))).toBe(
+      "  12:5  error  'x' is assigned a value but never used  no-unused-vars",
+    );
+    expect(errorLineOf(result('Found 0 errors. Watching for file changes.'), undefined)).toBeUndefined();
+  });
+
   it('failureOf: what a failed result is remembered by; undefined for a success', () => {
     expect(failureOf(toolActivity(check, {}), result(npmFailure))).toBe(
       "error: src/main.ts(499,20): error TS2304: Cannot find name 'join'.",

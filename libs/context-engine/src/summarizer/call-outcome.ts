@@ -8,8 +8,13 @@ import { parseArguments, type ToolActivity } from './tool-activity';
  * (the provider's error flag, an error line, a non-zero exit code, failed tests), not from the call.
  */
 
+/**
+ * A line that says something failed. Besides the usual words: a linter's or a compiler's diagnostic marker
+ * (`× expected a semicolon` from biome or miette, `✖ 3 problems` from eslint), an eslint row (`12:5  error  …`) and
+ * a closing count (`Found 49 errors.`).
+ */
 const ERROR_LINE =
-  /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b/i;
+  /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b/i;
 /** A package manager's report that a script it ran failed (`npm error Lifecycle script "check" failed`, …). */
 const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE)/;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
@@ -26,13 +31,19 @@ export function errorLineOf(result: ChatMessage, activity: ToolActivity | undefi
   const lines = nonEmptyLines(result.content);
   const kept = keptFailureOf(lines[lines.length - 1]);
   if (kept !== undefined) return kept;
-  const pick = (): string | undefined => {
+  // `failed`: the result is known to have failed (flagged, a non-zero exit), so its error line may be anywhere.
+  const pick = (failed = false): string | undefined => {
     const first = [...lines.slice(0, 5), ...lines.slice(-3)].find((l) => ERROR_LINE.test(l));
-    if (first === undefined || !WRAPPER_LINE.test(first)) return first;
-    // A package manager's closing lines only say that a script failed; what failed is earlier in its output.
-    return lines.slice(0, 10_000).find((l) => ERROR_LINE.test(l) && !WRAPPER_LINE.test(l)) ?? first;
+    if (first !== undefined && !WRAPPER_LINE.test(first)) return first;
+    if (first === undefined && !failed) return undefined;
+    // A package manager's closing lines only say that a script failed, and a workspace run's closing lines may be
+    // another package's success: what failed is earlier in the output.
+    const body = lines.slice(0, 10_000);
+    return (
+      body.find((l) => ERROR_LINE.test(l) && !WRAPPER_LINE.test(l)) ?? first ?? body.find((l) => ERROR_LINE.test(l))
+    );
   };
-  if (result.isError) return pick() ?? lines[0] ?? '(error)';
+  if (result.isError) return pick(true) ?? lines[0] ?? '(error)';
   // A file's contents are data: an "Error:" inside a source file is not a failed read.
   const readsOnly =
     activity !== undefined && activity.command === undefined && activity.files.every((f) => f.action === 'read');
@@ -42,7 +53,7 @@ export function errorLineOf(result: ChatMessage, activity: ToolActivity | undefi
     exit !== undefined &&
     !(exit.code === 1 && activity?.command !== undefined && SEARCH_COMMAND.test(activity.command))
   )
-    return pick() ?? exit.line;
+    return pick(true) ?? exit.line;
   return pick();
 }
 
