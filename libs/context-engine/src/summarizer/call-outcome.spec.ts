@@ -180,6 +180,15 @@ describe('a pruned result keeps its failure', () => {
       "  12:5  error  'x' is assigned a value but never used  no-unused-vars",
     );
     expect(errorLineOf(result('Found 0 errors. Watching for file changes.'), undefined)).toBeUndefined();
+    // Claude Code's tool errors come wrapped, without the error flag in some transcripts; a call that names no
+    // file is no file read, whose "errors" would be data.
+    const taskOutput = call('TaskOutput', { task_id: 'ac27727' });
+    expect(
+      failureOf(
+        toolActivity(taskOutput, {}),
+        result('<tool_use_error>No task found with ID: ac27727</tool_use_error>'),
+      ),
+    ).toBe('error: <tool_use_error>No task found with ID: ac27727</tool_use_error>');
   });
 
   it('failureOf: what a failed result is remembered by; undefined for a success', () => {

@@ -11,10 +11,10 @@ import { parseArguments, type ToolActivity } from './tool-activity';
 /**
  * A line that says something failed. Besides the usual words: a linter's or a compiler's diagnostic marker
  * (`× expected a semicolon` from biome or miette, `✖ 3 problems` from eslint), an eslint row (`12:5  error  …`) and
- * a closing count (`Found 49 errors.`).
+ * a closing count (`Found 49 errors.`); Claude Code's `<tool_use_error>` wrapper.
  */
 const ERROR_LINE =
-  /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b/i;
+  /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b|^\s*<tool_use_error>/i;
 /** A package manager's report that a script it ran failed (`npm error Lifecycle script "check" failed`, …). */
 const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE)/;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
@@ -46,7 +46,10 @@ export function errorLineOf(result: ChatMessage, activity: ToolActivity | undefi
   if (result.isError) return pick(true) ?? lines[0] ?? '(error)';
   // A file's contents are data: an "Error:" inside a source file is not a failed read.
   const readsOnly =
-    activity !== undefined && activity.command === undefined && activity.files.every((f) => f.action === 'read');
+    activity !== undefined &&
+    activity.command === undefined &&
+    activity.files.length > 0 &&
+    activity.files.every((f) => f.action === 'read');
   if (readsOnly) return undefined;
   const exit = exitCodeOf(lines);
   if (
