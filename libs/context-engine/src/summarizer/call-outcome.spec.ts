@@ -158,6 +158,25 @@ describe('a pruned result keeps its failure', () => {
     expect(errorLineOf(result(workspaces.replace('Command exited with code 2', 'done')), undefined)).toBeUndefined();
   });
 
+  it('an exit status where other agents report it: first (Codex), or above a few closing lines (Gemini CLI)', () => {
+    const codex = ['Exit code: 1', 'Wall time: 0.4 seconds', 'Output:', 'ModuleNotFoundError: No module named x'];
+    expect(failureOf(toolActivity(check, {}), result(codex.join('\n')))).toBe(
+      'exit 1: ModuleNotFoundError: No module named x',
+    );
+    const passed = ['Exit code: 0', 'Wall time: 0.4 seconds', 'Output:', '3 files checked'].join('\n');
+    expect(failureOf(toolActivity(check, {}), result(passed))).toBeUndefined();
+    const gemini = [
+      'Command: make',
+      'Stdout: building',
+      'Stderr: (empty)',
+      'Exit Code: 2',
+      'Signal: (none)',
+      'Background PIDs: (none)',
+      'Process Group PGID: 4242',
+    ];
+    expect(failureOf(toolActivity(check, {}), result(gemini.join('\n')))?.startsWith('exit 2')).toBe(true);
+  });
+
   it("a linter's diagnostics (biome's ×, eslint's rows and ✖ count) are what failed", () => {
     const biome = [
       '> root@1.0.0 check',

@@ -60,8 +60,13 @@ export function errorLineOf(result: ChatMessage, activity: ToolActivity | undefi
   return pick();
 }
 
+/**
+ * A non-zero exit status where agents' shells report it: in the last lines (`Command exited with code 2`, OpenHands'
+ * `[Command finished with exit code 1]`, Gemini CLI's `Exit Code: 1` before its signal and process lines) or in the
+ * first (Codex's `Exit code: 1` above the output).
+ */
 function exitCodeOf(lines: readonly string[]): { code: number; line: string } | undefined {
-  for (const l of lines.slice(-3)) {
+  for (const l of [...lines.slice(-5), ...lines.slice(0, 3)]) {
     const m = EXIT_LINE.exec(l);
     if (m) return { code: Number(m[1]), line: m[0] };
   }
