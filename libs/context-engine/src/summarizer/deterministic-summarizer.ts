@@ -2,6 +2,7 @@ import type { ChatMessage } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
 import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, listsFiles, namesOfCall, symbolName } from './names';
+import { isPlanLine, planLines, planOfCall, type PlanItem } from './plan';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
 import { labelTargets, resolvedTargets, type ToolActivity, toolActivity } from './tool-activity';
 
@@ -117,6 +118,8 @@ interface Ranked {
   readonly text: string;
   /** Recency: message index × 1000 + position; items of a previous summary are negative (older). */
   readonly rank: number;
+  /** Where it is listed, when not by its rank (a plan's lines: kept first, listed in the plan's order). */
+  readonly order?: number;
 }
 interface FileEntry {
   readonly path: string;
@@ -324,6 +327,7 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
   const shell = { lastOpened: undefined as string | undefined };
   let lastUser = -1;
   let lastAssistantText = -1;
+  let plan: PlanItem[] | undefined;
 
   messages.forEach((m, i) => {
     const rank = i * 1000;
@@ -343,6 +347,7 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
         if (program) model.toolWords.add(program);
         for (const name of namesOfCall(call, activity)) addSymbol(model, name, rank);
         calls.set(call.id, { activity, index: i, name: call.name });
+        plan = planOfCall(call) ?? plan;
         for (const f of activity.files) touchFile(model, f.path, f.action, rank);
         if (activity.command !== undefined) addCommand(model, activity.command, rank);
       }
@@ -396,9 +401,17 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
     }
   });
 
-  // Pending: calls never answered in this span, then to-do lines of the last user and assistant texts.
+  // Pending: the plan the agent last wrote (kept before anything else, in its order), calls never answered in this
+  // span, then to-do lines of the last user and assistant texts.
   let p = 0;
   const pendingRank = messages.length * 1000;
+  planLines(plan ?? []).forEach((text, k) =>
+    model.pending.push({
+      text: oneLine(text, LIMITS.pending),
+      rank: pendingRank + 999 - k,
+      order: pendingRank - 999 + k,
+    }),
+  );
   for (const [id, { activity }] of calls) {
     if (!answered.has(id))
       model.pending.push({
@@ -470,11 +483,18 @@ function repeatOf(model: Model, gist: string, targets: readonly string[]): Error
   return undefined;
 }
 
-/** A previous summary's pending work describes where its span ended; a span with new conversation supersedes it. */
+/**
+ * A previous summary's pending work describes where its span ended; a span with new conversation supersedes it —
+ * except its plan lines, which stand until the agent writes a new plan.
+ */
 function dropStalePending(model: Model, messages: readonly ChatMessage[]): void {
   const progressed = messages.some((m) => (m.role === 'user' || m.role === 'assistant') && m.content.trim() !== '');
   if (!progressed) return;
-  for (let i = model.pending.length - 1; i >= 0; i--) if (model.pending[i].rank < 0) model.pending.splice(i, 1);
+  const newPlan = messages.some((m) => m.toolCalls?.some((c) => planOfCall(c) !== undefined));
+  for (let i = model.pending.length - 1; i >= 0; i--) {
+    const item = model.pending[i]!;
+    if (item.rank < 0 && (newPlan || !isPlanLine(item.text))) model.pending.splice(i, 1);
+  }
   model.carriedOmitted.pendingWork = 0;
 }
 
@@ -538,7 +558,7 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
       cut: (max: number) => formatError({ ...e, line: oneLine(e.line, max) }),
     })),
     decisions: dedupe(model.decisions).map((d) => ({ text: d.text, order: d.rank })),
-    pendingWork: dedupe(model.pending).map((d) => ({ text: d.text, order: d.rank })),
+    pendingWork: dedupe(model.pending).map((d) => ({ text: d.text, order: d.order ?? d.rank })),
   };
 }
 
