@@ -252,6 +252,35 @@ export function labelTargets(label: string): string[] {
   return looksLikePath(rest) ? [`${actionKind(actionOfTool(tool))}:${rest}`] : [`label:${label}`];
 }
 
+/**
+ * A command as its text: a string, or an argv array (Codex's `["bash", "-lc", "npm test"]`: the script a shell is
+ * given with `-c`/`-lc`, else the words joined).
+ */
+function commandText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v.trim() === '' ? undefined : v.trim();
+  if (!Array.isArray(v) || v.length === 0 || !v.every((w) => typeof w === 'string')) return undefined;
+  const words = v as string[];
+  const script = words.findIndex((w) => /^-\w*c$/.test(w));
+  const text =
+    script > 0 && /(?:^|\/)(?:ba|z|da)?sh$/.test(words[0]!) ? words.slice(script + 1).join(' ') : words.join(' ');
+  return text.trim() === '' ? undefined : text.trim();
+}
+
+const PATCH_HEADER = /^\*\*\* (Add|Update|Delete) File: (.+)$|^\+\+\+ (?:b\/)?(.+?)(?:\t.*)?$/gm;
+
+/** Files a patch's headers name: `*** Update File: src/a.ts` (edit), `*** Add File:` (write), `+++ b/src/a.ts`. */
+export function filesOfPatch(text: string): { path: string; action: FileAction }[] {
+  if (!text.includes('*** ') && !text.includes('+++ ')) return [];
+  const out: { path: string; action: FileAction }[] = [];
+  for (const m of text.matchAll(PATCH_HEADER)) {
+    const path = (m[2] ?? m[3])!.trim();
+    if (path === '/dev/null' || !looksLikePath(path) || out.some((f) => f.path === path)) continue;
+    out.push({ path, action: m[1] === 'Add' ? 'write' : 'edit' });
+    if (out.length >= 50) break;
+  }
+  return out;
+}
+
 /** Reads a call; `state.lastOpened` follows SWE-agent's notion of the currently open file across calls. */
 export function toolActivity(call: ToolCall, state: { lastOpened?: string }): ToolActivity {
   const args = parseArguments(call.arguments) ?? {};
@@ -267,9 +296,9 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
   let command: string | undefined;
   if (SHELL_TOOL.test(call.name)) {
     for (const key of COMMAND_KEYS) {
-      const v = args[key];
-      if (typeof v === 'string' && v.trim() !== '') {
-        command = v.trim();
+      const v = commandText(args[key]);
+      if (v !== undefined) {
+        command = v;
         break;
       }
     }
@@ -281,6 +310,11 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
   } else if (files[0] && (files[0].action === 'read' || files[0].action === 'write' || files[0].action === 'edit')) {
     state.lastOpened = files[0].path;
   }
+  // A patch names its files in its headers (Codex's apply_patch, `git apply` of a unified diff): in an argument,
+  // or in a command's heredoc.
+  if (files.length === 0 || command !== undefined)
+    for (const v of Object.values(args))
+      for (const f of filesOfPatch(commandText(v) ?? '')) if (!files.some((g) => g.path === f.path)) files.push(f);
   const firstLine = command === undefined ? undefined : withoutLeadingCd(command.split('\n')[0]);
   const target = firstLine ?? files[0]?.path ?? '';
   // A command that changes a file it does not name (SWE-agent's `edit 10:12` edits the file opened last).

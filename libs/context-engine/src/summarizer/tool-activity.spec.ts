@@ -1,0 +1,52 @@
+import { newCall } from '../testing/fixtures';
+import { callOutcome, describeCall } from './call-outcome';
+import { filesOfPatch, toolActivity } from './tool-activity';
+
+describe('toolActivity: the shapes other agents give their calls', () => {
+  it("reads an argv command (Codex's shell tool): the script given to `bash -lc`, else the words", () => {
+    const script = toolActivity(
+      newCall('shell', { command: ['bash', '-lc', 'cd repo && npm test'], workdir: '/w' }),
+      {},
+    );
+    expect(script.command).toBe('npm test'); // a leading cd is no part of what ran
+    const argv = toolActivity(newCall('shell', { command: ['python', 'reproduce.py'] }), {});
+    expect(argv.command).toBe('python reproduce.py');
+    expect(toolActivity(newCall('shell', { command: [] }), {}).command).toBeUndefined();
+  });
+
+  it("takes a patch's files from its headers: an apply_patch argument or heredoc, a unified diff", () => {
+    const patch = [
+      '*** Begin Patch',
+      '*** Update File: src/fields.py',
+      '@@ def _serialize',
+      '-        return int(value.total_seconds() / base_unit.total_seconds())',
+      '+        return int(round(value.total_seconds() / base_unit.total_seconds()))',
+      '*** Add File: tests/test_timedelta.py',
+      '+def test_rounding(): ...',
+      '*** End Patch',
+    ].join('\n');
+    const codex = toolActivity(newCall('apply_patch', { input: patch }), {});
+    expect(codex.files).toEqual([
+      { path: 'src/fields.py', action: 'edit' },
+      { path: 'tests/test_timedelta.py', action: 'write' },
+    ]);
+    const heredoc = toolActivity(
+      newCall('shell', { command: ['bash', '-lc', `apply_patch <<'EOF'\n${patch}\nEOF`] }),
+      {},
+    );
+    expect(heredoc.files.map((f) => f.path)).toEqual(['src/fields.py', 'tests/test_timedelta.py']);
+    const diff = '--- a/lib/x.ts\n+++ b/lib/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/lib/new.ts\n';
+    expect(filesOfPatch(diff)).toEqual([
+      { path: 'lib/x.ts', action: 'edit' },
+      { path: 'lib/new.ts', action: 'edit' },
+    ]);
+    expect(filesOfPatch('plain text with no headers')).toEqual([]);
+  });
+
+  it('describes such a call by its command, with its real outcome', () => {
+    const c = newCall('shell', { command: ['bash', '-lc', 'pytest -q'] });
+    const activity = toolActivity(c, {});
+    const line = describeCall(c, activity, callOutcome(activity, { role: 'tool', content: 'Exit code: 1\n1 failed' }));
+    expect(line).toMatch(/^shell `pytest -q` → exit 1/);
+  });
+});
