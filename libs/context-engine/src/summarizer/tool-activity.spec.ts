@@ -43,6 +43,12 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     expect(filesOfPatch('plain text with no headers')).toEqual([]);
   });
 
+  it("reads Gemini CLI's read_file by its absolute_path", () => {
+    expect(toolActivity(newCall('read_file', { absolute_path: '/repo/src/app.ts' }), {}).files).toEqual([
+      { path: '/repo/src/app.ts', action: 'read' },
+    ]);
+  });
+
   it('describes such a call by its command, with its real outcome', () => {
     const c = newCall('shell', { command: ['bash', '-lc', 'pytest -q'] });
     const activity = toolActivity(c, {});

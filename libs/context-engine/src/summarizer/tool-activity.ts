@@ -27,6 +27,7 @@ const PATH_KEYS = [
   'file_name',
   'file',
   'target_file',
+  'absolute_path',
   'notebook_path',
 ] as const;
 const COMMAND_KEYS = ['command', 'cmd', 'script'] as const;
