@@ -31,19 +31,32 @@ const COMMON = new Set(
 /** A numbered line of a file view or `grep -n`/`cat -n` output: `1474:`, `  1474→`, `1474\t`, `1474 |`. */
 const NUMBERED_LINE = /^\s*(\d{1,7})(?:[:\t→|]|\s{1,2}\S)/;
 const NUMBER = /(?<![\w.])\d{1,7}(?![\w.])/g;
+/** Terms read from a reaction at most (the first it names): bounds the work on a long output. */
+const MAX_TERMS = 40;
+/**
+ * A longer output (a log of megabytes) is cut head+tail: reading it for the pointed-at lines took about 0.3 s per
+ * megabyte on a loaded 2-core machine (40 terms, each in many lines), more than a line or two of it is worth.
+ */
+const MAX_FOCUS_CHARS = 1_000_000;
 
 /**
  * The focus of `result` given the agent's `reaction` (text and call arguments after it) and the `call`'s own
  * arguments. Terms found in more than a fifth of the result's lines (and at least 3) point nowhere and are dropped.
  */
 export function focusOf(result: string, reaction: string, call = ''): Focus {
+  if (result.length > MAX_FOCUS_CHARS) return NO_FOCUS;
   const lines = result.split('\n');
-  const terms: string[] = [];
-  for (const t of new Set(reaction.match(IDENTIFIER) ?? [])) {
-    if (t.length < 4 || COMMON.has(t.toLowerCase()) || !result.includes(t)) continue;
-    const df = countLines(lines, wordPattern(t));
-    if (df > 0 && (df < 3 || df <= lines.length / 5)) terms.push(t);
-  }
+  const words = lines.map(wordsOf);
+  const all = new Set<string>();
+  for (const w of words) for (const x of w) all.add(x);
+  const candidates = [...new Set(reaction.match(IDENTIFIER) ?? [])]
+    .filter((t) => t.length >= 4 && !COMMON.has(t.toLowerCase()) && all.has(t))
+    .slice(0, MAX_TERMS);
+  const counts = lineCounts(words, candidates);
+  const terms = candidates.filter((t) => {
+    const df = counts.get(t)!;
+    return df > 0 && (df < 3 || df <= lines.length / 5);
+  });
   const resultLines = new Set(lines.map((l) => l.trim()).filter((l) => l.length >= 12));
   const quoted = [
     ...new Set(
@@ -64,12 +77,29 @@ export function focusOf(result: string, reaction: string, call = ''): Focus {
   return { terms, quoted, lineNumbers };
 }
 
-/** `term` as a whole word: `queued` is not in `queuedMessages`. */
-const wordPattern = (term: string): RegExp =>
-  new RegExp(`(?<![\\w$])${term.replace(/[.$]/g, (c) => `\\${c}`)}(?![\\w$])`);
+/**
+ * The words of a line: its identifiers, and for a dotted one (`value.total_seconds`) every run of its parts, so a
+ * term is found as a whole word (`queued` is not in `queuedMessages`) with one pass over the line.
+ */
+function wordsOf(line: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of line.matchAll(IDENTIFIER)) {
+    out.add(m[0]);
+    if (!m[0].includes('.')) continue;
+    const parts = m[0].split('.');
+    for (let a = 0; a < parts.length; a++)
+      for (let b = a + 1; b <= Math.min(parts.length, a + 4); b++) out.add(parts.slice(a, b).join('.'));
+  }
+  return out;
+}
 
-const countLines = (lines: readonly string[], term: RegExp): number =>
-  lines.reduce((n, l) => (term.test(l) ? n + 1 : n), 0);
+/** In how many lines each of `terms` is a word. */
+function lineCounts(words: readonly Set<string>[], terms: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of terms) counts.set(t, 0);
+  for (const w of words) for (const t of counts.keys()) if (w.has(t)) counts.set(t, counts.get(t)! + 1);
+  return counts;
+}
 
 export const hasFocus = (f: Focus): boolean => f.terms.length + f.quoted.length + f.lineNumbers.length > 0;
 
@@ -97,7 +127,7 @@ export function truncateFocused(
 ): string {
   const lines = text.split('\n');
   if (text.length <= maxChars && lines.length <= maxLines) return text;
-  if (!hasFocus(focus) || lines.length < 10) return fallback(text, maxChars, maxLines);
+  if (!hasFocus(focus) || lines.length < 10 || text.length > MAX_FOCUS_CHARS) return fallback(text, maxChars, maxLines);
   const scores = scoreLines(lines, focus);
   const ranked = [...scores.keys()].sort((a, b) => scores.get(b)! - scores.get(a)! || a - b);
   if (ranked.length === 0) return fallback(text, maxChars, maxLines);
@@ -137,14 +167,12 @@ export function truncateFocused(
 }
 
 function scoreLines(lines: readonly string[], focus: Focus): Map<number, number> {
-  const weights = focus.terms.map((t) => {
-    const word = wordPattern(t);
-    return [word, 1 / Math.sqrt(countLines(lines, word))] as const;
-  });
+  const words = focus.terms.length ? lines.map(wordsOf) : [];
+  const counts = lineCounts(words, focus.terms);
   const scores = new Map<number, number>();
   lines.forEach((line, i) => {
     let s = 0;
-    for (const [word, w] of weights) if (word.test(line)) s += w;
+    for (const t of focus.terms) if (words[i]!.has(t)) s += 1 / Math.sqrt(counts.get(t)!);
     const trimmed = line.trim();
     if (trimmed.length >= 12 && focus.quoted.some((q) => trimmed.includes(q) || q.includes(trimmed))) s += 5;
     const n = numberOf(line);
