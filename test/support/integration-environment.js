@@ -1,6 +1,6 @@
 // @ts-check
-const { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { TestEnvironment } = require('jest-environment-node');
 
@@ -21,13 +21,18 @@ const { TestEnvironment } = require('jest-environment-node');
  * exclusive ticket goes when it is the oldest; a shared one when no exclusive ticket is older. So the oldest ticket
  * is served first, a worker that just released the lock cannot overtake one that was waiting, and a waiting
  * exclusive ticket holds back the shared ones that came after it (an exclusive file is never starved). A ticket
- * whose process is gone is removed.
+ * whose process is gone is removed. Each file, when it releases the lock, adds a line to `times.jsonl` there: when
+ * it asked for the lock, when it got it, when it released it (the summary reporter prints the totals).
  */
 class IntegrationEnvironment extends TestEnvironment {
   /** @type {string | undefined} */
   ticket;
   /** @type {boolean} */
   exclusive;
+  /** @type {string} */
+  testPath;
+  /** When the file asked for the lock and when it got it (ms since the epoch). */
+  times = { asked: 0, got: 0 };
 
   /**
    * @param {import('@jest/environment').JestEnvironmentConfig} config
@@ -35,11 +40,13 @@ class IntegrationEnvironment extends TestEnvironment {
    */
   constructor(config, context) {
     super(config, context);
+    this.testPath = context.testPath;
     this.exclusive = isExclusive(context.testPath);
   }
 
   async setup() {
     const dir = process.env.CTXLEDGER_TEST_LOCK;
+    this.times.asked = Date.now();
     if (dir) {
       mkdirSync(dir, { recursive: true });
       const mine = `${String(Date.now()).padStart(15, '0')}-${String(process.pid).padStart(10, '0')}-${this.exclusive ? 'x' : 's'}`;
@@ -47,6 +54,7 @@ class IntegrationEnvironment extends TestEnvironment {
       this.ticket = join(dir, mine);
       for (;;) {
         const queue = readdirSync(dir)
+          .filter((name) => TICKET.test(name))
           .sort()
           .filter((ticket) => alive(ticket) || (rmSync(join(dir, ticket), { force: true }), false));
         const ahead = queue.slice(0, queue.indexOf(mine));
@@ -54,6 +62,7 @@ class IntegrationEnvironment extends TestEnvironment {
         await sleep(200);
       }
     }
+    this.times.got = Date.now();
     await super.setup();
     // Read by FaultStack: the outage stack is an exclusive file's only.
     this.global.process.env.CTXLEDGER_TEST_EXCLUSIVE = this.exclusive ? '1' : '';
@@ -63,11 +72,18 @@ class IntegrationEnvironment extends TestEnvironment {
     try {
       await super.teardown();
     } finally {
-      if (this.ticket) rmSync(this.ticket, { force: true });
+      if (this.ticket) {
+        rmSync(this.ticket, { force: true });
+        const line = { file: this.testPath, exclusive: this.exclusive, ...this.times, released: Date.now() };
+        appendFileSync(join(dirname(this.ticket), 'times.jsonl'), `${JSON.stringify(line)}\n`);
+      }
       this.ticket = undefined;
     }
   }
 }
+
+/** A ticket's name: when it came (ms), the pid of its worker, its kind. */
+const TICKET = /^\d{15}-\d{10}-[xs]$/;
 
 /**
  * The file at `testPath` runs alone: its leading docblock (the comment that opens the file, as Jest reads pragmas)
