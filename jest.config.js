@@ -37,8 +37,10 @@ const common = {
 /** @type {import('jest').Config} */
 const config = {
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
-  // Two workers (Jest's default on these 2-core machines is one): the integration files hold a lock and run one at
-  // a time on either (integration-environment.js), the unit specs run on the other meanwhile (test-sequencer.js).
+  // Two workers (Jest's default on these 2-core machines is one): the integration files hold a lock
+  // (integration-environment.js) under which two of them run at once, one on each worker, and an `@exclusive` one
+  // (it stops a broker, kills processes or times answers under load) alone, beside the unit specs. The sequencer
+  // runs the exclusive files first, the unit specs beside them, then the others slowest first (test-sequencer.js).
   maxWorkers: 2,
   testSequencer: '<rootDir>/test/support/test-sequencer.js',
   projects: [
@@ -51,7 +53,7 @@ const config = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-      // One integration file at a time, whichever worker runs it.
+      // Two integration files at a time, an `@exclusive` one alone, whichever worker runs it.
       testEnvironment: '<rootDir>/test/support/integration-environment.js',
       // Runs only when a test of this project is selected: brings the local stack up if it is not.
       globalSetup: '<rootDir>/test/support/global-setup.ts',

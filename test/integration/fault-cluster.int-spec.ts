@@ -1,3 +1,7 @@
+/**
+ * @exclusive a three-broker cluster of its own under steady load, brokers stopped one at a time: the
+ * heaviest file of the suite, and it counts on the load it makes itself.
+ */
 import type { Admin } from 'kafkajs';
 import { keyPartition } from '@ctxledger/kafka';
 import { readTopic } from '../support/kafka-helpers';

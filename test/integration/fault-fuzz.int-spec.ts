@@ -1,3 +1,7 @@
+/**
+ * @exclusive drives a session service as hard as it answers (2,000 requests) and allows no 5xx: the load
+ * of a second file beside it would be measured with it.
+ */
 import fc from 'fast-check';
 import { createEvent } from '@ctxledger/contracts';
 import { ENGINE_VERSION } from '@ctxledger/context-engine';

@@ -1,3 +1,6 @@
+/**
+ * @exclusive SIGKILLs each service at seeded points of a replay paced at 400 ms per send.
+ */
 import type { CompactionBlock } from '@ctxledger/context-engine';
 import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import { readTopic } from '../support/kafka-helpers';

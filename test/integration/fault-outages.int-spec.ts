@@ -1,3 +1,6 @@
+/**
+ * @exclusive stops the outage stack's broker and MongoDB-wire server, and bounds how long a 503 takes (10 s).
+ */
 import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import type { ChatMessage } from '@ctxledger/context-engine';
 import { readTopic } from '../support/kafka-helpers';

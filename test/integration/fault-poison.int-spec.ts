@@ -1,3 +1,7 @@
+/**
+ * @exclusive three services fed poison records on every consumed topic, each met at once by every
+ * consumer: a fault test under load, kept apart from other files' load as the other fault tests are.
+ */
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { allTopics, createEvent, topicNames, type AnyEvent, type StreamName } from '@ctxledger/contracts';
 import { ENGINE_VERSION } from '@ctxledger/context-engine';

@@ -1,4 +1,6 @@
 import { startService } from '../support/service-process';
+import { testStack, unique } from '../support/stack-settings';
+import { dropDatabase, withDatabase } from './session-harness';
 
 /**
  * kafkajs warned at every boot that it "switched default partitioner" and that limiting retries "may invalidate EoS
@@ -6,8 +8,16 @@ import { startService } from '../support/service-process';
  * idempotent producers (libs/kafka/src/producer-config.ts says why), so neither warning has a cause left.
  */
 describe('a service boots without kafkajs warnings its settings make moot', () => {
+  // Topics, a consumer group and a database of this file's own, not the stack's defaults.
+  const prefix = unique('bootwarn').replace(/-/g, '_');
+  const database = prefix.slice(0, 60);
+  afterAll(() => dropDatabase(testStack().mongoUri, database).catch(() => undefined));
+
   it('session-service (an HTTP producer and a consumer transport): no partitioner or EoS warning', async () => {
-    const service = await startService('session-service');
+    const service = await startService('session-service', {
+      TOPIC_PREFIX: prefix,
+      MONGODB_URI: withDatabase(testStack().mongoUri, database),
+    });
     try {
       // Both producers are connected before the service listens: everything they warn at creation is in the output.
       const output = service.output();

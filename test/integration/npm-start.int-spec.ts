@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { repoRoot, stackIsUp } from '../../tools/local-stack';
 import { eventually } from '../support/eventually';
+import { unique } from '../support/stack-settings';
 
 /** A port nobody listens on right now. */
 async function freePort(): Promise<number> {
@@ -69,6 +70,9 @@ describe('npm start supervises the services (the stack the tests brought up is a
         SESSION_SERVICE_PORT: String(ports.session),
         COMPACTION_SERVICE_PORT: String(ports.compaction),
         SUMMARIZER_SERVICE_PORT: String(ports.summarizer),
+        // Topics and consumer groups of this file's own (npm start takes the database from the stack: the stack's
+        // default one, which no other test file uses).
+        TOPIC_PREFIX: unique('npmstart').replace(/-/g, '_'),
         LOG_FORMAT: 'text',
         NO_COLOR: '1',
       },

@@ -10,6 +10,7 @@ import { mongoConnectionOptions } from '@ctxledger/persistence';
 import { BaseServiceEnv, validateServiceEnv } from '@ctxledger/platform';
 import { startService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
+import { dropDatabase, withDatabase } from './session-harness';
 
 class Env extends BaseServiceEnv {
   override PORT = 3000;
@@ -189,12 +190,13 @@ describe('Kafka and MongoDB TLS settings on the wire; secrets stay out of the lo
 
   it('a SASL password never reaches the output of a service, even when the broker refuses SASL', async () => {
     const password = `sasl-${unique('pw')}`;
+    const prefix = unique('sasl').replace(/-/g, '_');
     const failed = await startService(
       'session-service',
       {
         AUTH_MODE: 'none',
-        TOPIC_PREFIX: unique('sasl').replace(/-/g, '_'),
-        MONGODB_URI: testStack().mongoUri,
+        TOPIC_PREFIX: prefix,
+        MONGODB_URI: withDatabase(testStack().mongoUri, prefix.slice(0, 60)),
         LOG_LEVEL: 'verbose',
         KAFKA_SASL_MECHANISM: 'scram-sha-512',
         KAFKA_SASL_USERNAME: 'ledger',
@@ -208,5 +210,6 @@ describe('Kafka and MongoDB TLS settings on the wire; secrets stay out of the lo
     expect(failed.message).toMatch(/exited with 1 before listening/);
     expect(failed.message).toMatch(/SASL/);
     expect(failed.message).not.toContain(password);
+    await dropDatabase(testStack().mongoUri, prefix.slice(0, 60));
   });
 });

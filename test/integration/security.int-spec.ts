@@ -3,7 +3,14 @@ import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import { ENGINE_VERSION, type CompactionBlock } from '@ctxledger/context-engine';
 import { startService } from '../support/service-process';
 import { testStack, unique } from '../support/stack-settings';
-import { dropDatabase, RawProducer, startSessionService, until, type SessionServiceUnderTest } from './session-harness';
+import {
+  dropDatabase,
+  RawProducer,
+  startSessionService,
+  until,
+  withDatabase,
+  type SessionServiceUnderTest,
+} from './session-harness';
 
 const key = () => randomBytes(32).toString('hex');
 const ACME = key();
@@ -221,11 +228,13 @@ describe('per-tenant rate limit', () => {
 });
 
 describe('boot-time auth configuration', () => {
+  const database = unique('boot').replace(/-/g, '_').slice(0, 60);
   const env = (extra: Record<string, string>) => ({
-    MONGODB_URI: testStack().mongoUri,
+    MONGODB_URI: withDatabase(testStack().mongoUri, database),
     TOPIC_PREFIX: unique('boot').replace(/-/g, '_'),
     ...extra,
   });
+  afterAll(() => dropDatabase(testStack().mongoUri, database).catch(() => undefined));
 
   it('refuses to boot without keys on a non-loopback address unless AUTH_MODE=none says so', async () => {
     await expect(startService('session-service', env({ HOST: '0.0.0.0' }), 20_000)).rejects.toThrow(

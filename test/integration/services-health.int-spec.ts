@@ -1,7 +1,12 @@
+/**
+ * @exclusive stops the outage stack's broker to see /health answer 503.
+ */
 import { eventually } from '../support/eventually';
 import { FaultRun } from '../support/fault/fault-run';
 import { SERVICES } from '../support/global-setup';
 import { startService, type RunningService } from '../support/service-process';
+import { testStack, unique } from '../support/stack-settings';
+import { dropDatabase, withDatabase } from './session-harness';
 
 async function health(service: RunningService): Promise<{ status: number; body: any }> {
   const res = await fetch(`${service.url}/health`);
@@ -9,8 +14,14 @@ async function health(service: RunningService): Promise<{ status: number; body: 
 }
 
 describe('services boot and report their dependencies', () => {
+  // Topics, consumer groups and a database of this file's own, not the stack's defaults.
+  const prefix = unique('health').replace(/-/g, '_');
+  const database = prefix.slice(0, 60);
+  const own = { TOPIC_PREFIX: prefix, MONGODB_URI: withDatabase(testStack().mongoUri, database) };
+  afterAll(() => dropDatabase(testStack().mongoUri, database).catch(() => undefined));
+
   it.each(SERVICES)('%s: GET /health is 200 with kafka and mongodb up, and /metrics answers', async (name) => {
-    const service = await startService(name);
+    const service = await startService(name, own);
     try {
       const { status, body } = await health(service);
       expect(status).toBe(200);
@@ -27,7 +38,7 @@ describe('services boot and report their dependencies', () => {
   });
 
   it('refuses to boot with a bad variable and names it', async () => {
-    await expect(startService('session-service', { KAFKA_BROKERS: 'not-a-broker' }, 20_000)).rejects.toThrow(
+    await expect(startService('session-service', { ...own, KAFKA_BROKERS: 'not-a-broker' }, 20_000)).rejects.toThrow(
       /KAFKA_BROKERS: each broker must be host:port/,
     );
   });

@@ -1,3 +1,6 @@
+/**
+ * @exclusive stops the outage stack's broker, and bounds how fast a write answers 503 (10 s).
+ */
 import { FaultStack } from '../support/fault/fault-stack';
 import { dropDatabase, startSessionService, until, type SessionServiceUnderTest } from './session-harness';
 

@@ -1,3 +1,6 @@
+/**
+ * @exclusive stops the outage stack's broker for 20 s under four writers.
+ */
 import { FaultRun } from '../support/fault/fault-run';
 import { quiescent } from '../support/fault/pipeline';
 import { readTopic } from '../support/kafka-helpers';

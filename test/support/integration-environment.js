@@ -1,49 +1,97 @@
 // @ts-check
-const { mkdirSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { TestEnvironment } = require('jest-environment-node');
 
 /**
- * The integration project's test environment: Node's, holding a lock from before the file's first hook until after
- * its last one, so integration files run one at a time (as when Jest ran everything on one worker) while the unit
- * specs run on the other worker beside them. Fault tests stop brokers and time their answers under load: a second
- * heavy file beside them would change what they measure.
+ * The integration project's test environment: Node's, holding a read/write lock from before the file's first hook
+ * until after its last one. Two workers run the suite (jest.config.js), so two integration files may run at once,
+ * one on each worker, beside the unit specs:
+ *
+ * - an `@exclusive` file (the pragma in the docblock at the very top of the file, with the reason after it) runs
+ *   alone: it stops the outage stack's broker or its MongoDB-wire server, kills processes, or bounds how fast
+ *   something answers under load, and a second integration file beside it would change what it measures (or be
+ *   disturbed by it). Only such files may use the outage stack (FaultStack checks CTXLEDGER_TEST_EXCLUSIVE).
+ * - every other file shares the lock with at most one other: it uses topics, consumer groups, databases, session
+ *   ids and ports of its own (`unique()`, port 0), so two of them never meet.
  *
  * The lock is a queue of tickets in a directory (CTXLEDGER_TEST_LOCK, set by the global set-up), one file per
- * waiting worker named by when it came and its pid: the oldest ticket holds the lock, so a worker that just
- * released it cannot take it again before one that was waiting. A ticket whose process is gone is removed.
+ * waiting or running file, named by when it came, its worker's pid and its kind (`x` exclusive, `s` shared). An
+ * exclusive ticket goes when it is the oldest; a shared one when no exclusive ticket is older. So the oldest ticket
+ * is served first, a worker that just released the lock cannot overtake one that was waiting, and a waiting
+ * exclusive ticket holds back the shared ones that came after it (an exclusive file is never starved). A ticket
+ * whose process is gone is removed. Each file, when it releases the lock, adds a line to `times.jsonl` there: when
+ * it asked for the lock, when it got it, when it released it (the summary reporter prints the totals).
  */
 class IntegrationEnvironment extends TestEnvironment {
   /** @type {string | undefined} */
   ticket;
+  /** @type {boolean} */
+  exclusive;
+  /** @type {string} */
+  testPath;
+  /** When the file asked for the lock and when it got it (ms since the epoch). */
+  times = { asked: 0, got: 0 };
+
+  /**
+   * @param {import('@jest/environment').JestEnvironmentConfig} config
+   * @param {import('@jest/environment').EnvironmentContext} context
+   */
+  constructor(config, context) {
+    super(config, context);
+    this.testPath = context.testPath;
+    this.exclusive = isExclusive(context.testPath);
+  }
 
   async setup() {
     const dir = process.env.CTXLEDGER_TEST_LOCK;
+    this.times.asked = Date.now();
     if (dir) {
       mkdirSync(dir, { recursive: true });
-      const mine = `${String(Date.now()).padStart(15, '0')}-${String(process.pid).padStart(10, '0')}`;
+      const mine = `${String(Date.now()).padStart(15, '0')}-${String(process.pid).padStart(10, '0')}-${this.exclusive ? 'x' : 's'}`;
       writeFileSync(join(dir, mine), '');
       this.ticket = join(dir, mine);
       for (;;) {
-        const first = readdirSync(dir)
+        const queue = readdirSync(dir)
+          .filter((name) => TICKET.test(name))
           .sort()
-          .find((ticket) => alive(ticket) || (rmSync(join(dir, ticket), { force: true }), false));
-        if (first === mine) break;
+          .filter((ticket) => alive(ticket) || (rmSync(join(dir, ticket), { force: true }), false));
+        const ahead = queue.slice(0, queue.indexOf(mine));
+        if (this.exclusive ? ahead.length === 0 : !ahead.some((ticket) => ticket.endsWith('-x'))) break;
         await sleep(200);
       }
     }
+    this.times.got = Date.now();
     await super.setup();
+    // Read by FaultStack: the outage stack is an exclusive file's only.
+    this.global.process.env.CTXLEDGER_TEST_EXCLUSIVE = this.exclusive ? '1' : '';
   }
 
   async teardown() {
     try {
       await super.teardown();
     } finally {
-      if (this.ticket) rmSync(this.ticket, { force: true });
+      if (this.ticket) {
+        rmSync(this.ticket, { force: true });
+        const line = { file: this.testPath, exclusive: this.exclusive, ...this.times, released: Date.now() };
+        appendFileSync(join(dirname(this.ticket), 'times.jsonl'), `${JSON.stringify(line)}\n`);
+      }
       this.ticket = undefined;
     }
   }
+}
+
+/** A ticket's name: when it came (ms), the pid of its worker, its kind. */
+const TICKET = /^\d{15}-\d{10}-[xs]$/;
+
+/**
+ * The file at `testPath` runs alone: its leading docblock (the comment that opens the file, as Jest reads pragmas)
+ * has an `@exclusive` pragma. Also read by the test sequencer, which runs the exclusive files together.
+ */
+function isExclusive(/** @type {string} */ testPath) {
+  const docblock = /^\s*\/\*\*[\s\S]*?\*\//.exec(readFileSync(testPath, 'utf8'))?.[0] ?? '';
+  return /(?:^|\s)@exclusive\b/.test(docblock);
 }
 
 /** The process that took the ticket is still running. */
@@ -59,3 +107,4 @@ function alive(/** @type {string} */ ticket) {
 }
 
 module.exports = IntegrationEnvironment;
+module.exports.isExclusive = isExclusive;

@@ -56,8 +56,9 @@ const OUTAGE_STACK_OFFSET = 10;
 /**
  * The run's outage stack: one single-broker stack instance on ports of its own (offset 10), named by the global
  * set-up (CTXLEDGER_OUTAGE_STACK), which the suites that stop its broker or its MongoDB-wire server share — one at a
- * time, as every integration file runs — each with its own topic prefix and database. The first suite that needs it
- * starts it, each hands it back running (`FaultStack` 'outage'), the global teardown stops it.
+ * time: only `@exclusive` files use it, and they run alone (integration-environment.js) — each with its own topic
+ * prefix and database. The first suite that needs it starts it, each hands it back running (`FaultStack` 'outage'),
+ * the global teardown stops it.
  */
 export function outageStack(): { instance: string; env: NodeJS.ProcessEnv } {
   const instance = process.env.CTXLEDGER_OUTAGE_STACK;

@@ -1,19 +1,28 @@
 // @ts-check
 const Sequencer = require('@jest/test-sequencer').default;
+const { isExclusive } = require('./integration-environment');
 
 /**
  * Jest's order (failed first, then slowest by the last run's timings, else largest), rearranged for two workers
- * whose integration files run one at a time (integration-environment.js): the first integration file, then every
- * unit spec, then the other integration files. One worker starts the integration files at once while the other
- * runs the unit specs; a worker never waits for the integration lock while unit specs remain.
+ * that take files in this order, each its next one when it is free (integration-environment.js: an `@exclusive`
+ * integration file runs alone, two other integration files may run at once):
+ *
+ * 1. the exclusive integration files, the unit specs behind the first of them: while one worker runs an exclusive
+ *    file the other runs the unit specs (then waits for the lock, as it must);
+ * 2. the other integration files, slowest first, two at a time, so the last to end is a short one.
+ *
+ * Exclusive files before the shared ones, not between them: a worker that takes an exclusive file while the other
+ * runs a shared one waits idle until that ends, so the fewer changes from one kind to the other, the better.
  */
 class TestSequencer extends Sequencer {
   /** @param {import('@jest/test-result').Test[]} tests */
   sort(tests) {
     const sorted = /** @type {import('@jest/test-result').Test[]} */ (super.sort(tests));
     const integration = sorted.filter((t) => t.context.config.displayName?.name === 'integration');
-    const others = sorted.filter((t) => t.context.config.displayName?.name !== 'integration');
-    return [...integration.slice(0, 1), ...others, ...integration.slice(1)];
+    const units = sorted.filter((t) => t.context.config.displayName?.name !== 'integration');
+    const exclusive = integration.filter((t) => isExclusive(t.path));
+    const shared = integration.filter((t) => !isExclusive(t.path));
+    return [...exclusive.slice(0, 1), ...units, ...exclusive.slice(1), ...shared];
   }
 }
 
