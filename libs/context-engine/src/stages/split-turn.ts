@@ -2,7 +2,7 @@ import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { toolPairsIn } from '../turns';
-import { callOutcome, describeCall } from '../summarizer/call-outcome';
+import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-outcome';
 import { toolActivity } from '../summarizer/tool-activity';
 import { clip, formatKeyArgs, looksLikeError, makeBlock, oneLine, type StageContext } from './common';
 import { CHARS_PER_TOKEN, WORKING_STATE_HEADING, workingStateChars, workingStateOf } from './working-state';
@@ -58,8 +58,11 @@ function stepLinesOf(content: string): string[] {
   return body.split('\n').filter((l) => l.startsWith('- ') && !l.startsWith('- (+'));
 }
 
-/** A step line whose call failed: an error, a non-zero exit, failing tests, no result. */
-const FAILED_STEP = / → (?:error: |exit \d|no result|tests .*\b[1-9]\d* (?:failed|failing|errors?)\b)/;
+/** A step line whose call failed, read back as its call and result (`callOfStepLine`) and judged as any result is. */
+function failedStep(line: string): boolean {
+  const step = callOfStepLine(line, 'step');
+  return step !== undefined && !callOutcome(toolActivity(step.call, {}), step.result).ok;
+}
 
 /**
  * The `n` step lines a cut note keeps, in order: its newest, the newest of its failed calls (what went wrong must
@@ -68,7 +71,7 @@ const FAILED_STEP = / → (?:error: |exit \d|no result|tests .*\b[1-9]\d* (?:fai
 export function keptSteps(steps: readonly string[], n: number): string[] {
   if (steps.length <= n) return [...steps];
   const chosen = new Set<number>([steps.length - 1]);
-  for (let i = steps.length - 2; i >= 0 && chosen.size < n; i--) if (FAILED_STEP.test(steps[i]!)) chosen.add(i);
+  for (let i = steps.length - 2; i >= 0 && chosen.size < n; i--) if (failedStep(steps[i]!)) chosen.add(i);
   for (let i = steps.length - 2; i >= 0 && chosen.size < n; i--) chosen.add(i);
   return steps.filter((_, i) => chosen.has(i));
 }
