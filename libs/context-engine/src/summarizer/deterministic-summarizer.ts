@@ -2,7 +2,7 @@ import type { ChatMessage } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
 import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, listsFiles, namesOfCall, symbolName } from './names';
-import { isPlanLine, planLines, planOfCall, type PlanItem } from './plan';
+import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
 import { labelTargets, resolvedTargets, type ToolActivity, toolActivity } from './tool-activity';
 
@@ -320,14 +320,13 @@ function absorbPrevious(model: Model, text: string): boolean {
   return true;
 }
 
-function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
+function absorbMessages(model: Model, messages: readonly ChatMessage[], plan: readonly PlanItem[] | undefined): void {
   const resolved = resolveToolResultCallIds(messages);
   const calls = new Map<string, { activity: ToolActivity; index: number; name: string }>();
   const answered = new Set<string>();
   const shell = { lastOpened: undefined as string | undefined };
   let lastUser = -1;
   let lastAssistantText = -1;
-  let plan: PlanItem[] | undefined;
 
   messages.forEach((m, i) => {
     const rank = i * 1000;
@@ -347,7 +346,6 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[]): void {
         if (program) model.toolWords.add(program);
         for (const name of namesOfCall(call, activity)) addSymbol(model, name, rank);
         calls.set(call.id, { activity, index: i, name: call.name });
-        plan = planOfCall(call) ?? plan;
         for (const f of activity.files) touchFile(model, f.path, f.action, rank);
         if (activity.command !== undefined) addCommand(model, activity.command, rank);
       }
@@ -487,10 +485,9 @@ function repeatOf(model: Model, gist: string, targets: readonly string[]): Error
  * A previous summary's pending work describes where its span ended; a span with new conversation supersedes it —
  * except its plan lines, which stand until the agent writes a new plan.
  */
-function dropStalePending(model: Model, messages: readonly ChatMessage[]): void {
+function dropStalePending(model: Model, messages: readonly ChatMessage[], newPlan: boolean): void {
   const progressed = messages.some((m) => (m.role === 'user' || m.role === 'assistant') && m.content.trim() !== '');
   if (!progressed) return;
-  const newPlan = messages.some((m) => m.toolCalls?.some((c) => planOfCall(c) !== undefined));
   for (let i = model.pending.length - 1; i >= 0; i--) {
     const item = model.pending[i]!;
     if (item.rank < 0 && (newPlan || !isPlanLine(item.text))) model.pending.splice(i, 1);
@@ -700,8 +697,9 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     // Not in our sections (e.g. another tool's free-form summary): keep its gist as the oldest request context.
     model.requests.push({ text: oneLine(`Earlier summary: ${previous}`, LIMITS.request * 2), rank: -2_000_000_000 });
   }
-  dropStalePending(model, input.messages);
-  absorbMessages(model, input.messages);
+  const plan = latestPlanOf(input.messages);
+  dropStalePending(model, input.messages, plan !== undefined);
+  absorbMessages(model, input.messages, plan);
 
   const inputChars = input.messages.reduce((s, m) => s + messageChars(m), 0) + (input.previousSummary?.length ?? 0);
   const maxChars =

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../model/message';
+import type { ChatMessage, ToolCall } from '../model/message';
 import { parseArguments } from './tool-activity';
 
 /**
@@ -33,6 +33,18 @@ export function planOfCall(call: ToolCall): PlanItem[] | undefined {
       items.push({ text: text.trim(), status: statusOf(status) });
     }
     if (items.length === value.length) return items;
+  }
+  return undefined;
+}
+
+/** The plan the last plan-writing call of `messages` wrote, if any call wrote one. */
+export function latestPlanOf(messages: readonly ChatMessage[]): PlanItem[] | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const calls = messages[i]!.toolCalls ?? [];
+    for (let k = calls.length - 1; k >= 0; k--) {
+      const plan = planOfCall(calls[k]!);
+      if (plan) return plan;
+    }
   }
   return undefined;
 }
