@@ -35,6 +35,30 @@ describe('focusOf: what the agent pointed at in a result', () => {
     expect(focus.terms).not.toContain('rounding');
     expect(focusOf('queuedMessages\n'.repeat(20), 'the queued messages').terms).toEqual([]);
   });
+
+  it('finds a term after a line-number arrow or a dot, never inside a longer word', () => {
+    const lines = ['  1474→retry_limit = 3', 'self.retry_limit += 1', 'max_retry_limit = 9', 'retry_limits = []'];
+    const focus = focusOf([...lines, ...Array.from({ length: 20 }, (_, i) => `other_${i}`)].join('\n'), 'retry_limit');
+    expect(focus.termLines?.get('retry_limit')).toEqual([0, 1]);
+  });
+
+  it('finds each term in exactly the lines where it stands as a whole word (against a regex)', () => {
+    const word = fc.constantFrom('alpha', 'beta_2', 'gamma$', 'Delta', 'alphabet', 'x');
+    const sep = fc.constantFrom(' ', '.', '(', '→', '_', '1', ': ', '\n', 'é');
+    const text = fc.array(fc.oneof(word, sep), { maxLength: 80 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, fc.constantFrom('alpha', 'beta_2', 'Delta'), (t, term) => {
+        const reaction = `${term} ${'filler '.repeat(3)}`;
+        const lines = t.split('\n');
+        const whole = new RegExp(`(?<![A-Za-z0-9_$])${term.replace('$', '\\$')}(?![A-Za-z0-9_$])`);
+        const expected = lines.flatMap((l, i) => (whole.test(l) ? [i] : []));
+        const found = focusOf(t, reaction).termLines?.get(term) ?? [];
+        // Terms in more than a fifth of the lines are dropped from the focus; where kept, the lines are exact.
+        if (found.length > 0) expect(found).toEqual(expected);
+        else expect(expected.length === 0 || (expected.length >= 3 && expected.length > lines.length / 5)).toBe(true);
+      }),
+    );
+  });
 });
 
 describe('truncateFocused', () => {

@@ -52,62 +52,79 @@ const MAX_FOCUS_CHARS = 1_000_000;
 export function focusOf(result: string, reaction: string, call = ''): Focus {
   if (result.length > MAX_FOCUS_CHARS) return NO_FOCUS;
   const lines = result.split('\n');
-  const words = lines.map(wordsOf);
-  const all = new Set<string>();
-  for (const w of words) for (const x of w) all.add(x);
-  const candidates = [...new Set(reaction.match(IDENTIFIER) ?? [])]
-    .filter((t) => t.length >= 4 && !COMMON.has(t.toLowerCase()) && all.has(t))
-    .slice(0, MAX_TERMS);
-  const found = linesOfTerms(words, candidates);
+  const named = [...new Set(reaction.match(IDENTIFIER) ?? [])].filter(
+    (t) => t.length >= 4 && !COMMON.has(t.toLowerCase()),
+  );
+  // One pass over the result for every term the reaction names; the first MAX_TERMS found in it are candidates.
+  const found = linesOfTerms(result, named);
+  const candidates = named.filter((t) => found.get(t)!.length > 0).slice(0, MAX_TERMS);
   const terms = candidates.filter((t) => {
     const df = found.get(t)!.length;
-    return df > 0 && (df < 3 || df <= lines.length / 5);
+    return df < 3 || df <= lines.length / 5;
   });
-  const resultLines = new Set(lines.map((l) => l.trim()).filter((l) => l.length >= 12));
   const quoted = [
     ...new Set(
       reaction
         .split('\n')
         .map((l) => l.trim())
-        .filter((l) => l.length >= 12 && (resultLines.has(l) || result.includes(l))),
+        .filter((l) => l.length >= 12 && result.includes(l)),
     ),
   ];
+  const cited = new Set([...`${call}\n${reaction}`.matchAll(NUMBER)].map((m) => Number(m[0])));
   const numbered = new Set<number>();
-  for (const l of lines) {
-    const n = NUMBERED_LINE.exec(l);
-    if (n) numbered.add(Number(n[1]));
-  }
-  const lineNumbers = [
-    ...new Set([...`${call}\n${reaction}`.matchAll(NUMBER)].map((m) => Number(m[0])).filter((n) => numbered.has(n))),
-  ];
+  if (cited.size > 0)
+    for (const l of lines) {
+      const n = NUMBERED_LINE.exec(l);
+      if (n) numbered.add(Number(n[1]));
+    }
+  const lineNumbers = [...cited].filter((n) => numbered.has(n));
   const termLines = terms.length ? new Map(terms.map((t) => [t, found.get(t)!])) : undefined;
   return { terms, quoted, lineNumbers, ...(termLines && { termLines }) };
 }
 
 /**
- * The words of a line: its identifiers, and for a dotted one (`value.total_seconds`) every run of its parts, so a
- * term is found as a whole word (`queued` is not in `queuedMessages`) with one pass over the line.
+ * The lines (indexes of `text.split('\n')`, ascending) each of `terms` is a whole word in: not preceded or followed
+ * by a letter, digit, `_` or `$` (`queued` is not in `queuedMessages`); a dot is a boundary, so `total_seconds` is
+ * found in `value.total_seconds`. A native search per term, not a pass over every identifier of the text.
  */
-function wordsOf(line: string): Set<string> {
-  const out = new Set<string>();
-  for (const m of line.matchAll(IDENTIFIER)) {
-    out.add(m[0]);
-    if (!m[0].includes('.')) continue;
-    const parts = m[0].split('.');
-    for (let a = 0; a < parts.length; a++)
-      for (let b = a + 1; b <= Math.min(parts.length, a + 4); b++) out.add(parts.slice(a, b).join('.'));
+function linesOfTerms(text: string, terms: Iterable<string>): Map<string, number[]> {
+  const at = new Map<string, number[]>();
+  let lineStarts: number[] | undefined;
+  for (const term of terms) {
+    const list: number[] = [];
+    at.set(term, list);
+    if (term.length === 0) continue;
+    for (let p = text.indexOf(term); p !== -1; p = text.indexOf(term, p + 1)) {
+      if (isWordChar(text.charCodeAt(p - 1)) || isWordChar(text.charCodeAt(p + term.length))) continue;
+      lineStarts ??= lineStartsOf(text);
+      const line = lineOf(lineStarts, p);
+      if (list[list.length - 1] !== line) list.push(line);
+    }
   }
-  return out;
+  return at;
 }
 
-/** The lines (indexes) each of `terms` is a word of. */
-function linesOfTerms(words: readonly Set<string>[], terms: Iterable<string>): Map<string, number[]> {
-  const at = new Map<string, number[]>();
-  for (const t of terms) at.set(t, []);
-  words.forEach((w, i) => {
-    for (const [t, lines] of at) if (w.has(t)) lines.push(i);
-  });
-  return at;
+/** An ASCII letter, digit, `_` or `$`, as in an identifier (NaN, outside the text, is none; `→` is a boundary). */
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+}
+
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let p = text.indexOf('\n'); p !== -1; p = text.indexOf('\n', p + 1)) starts.push(p + 1);
+  return starts;
+}
+
+/** The index of the line holding position `p`: the last start ≤ p. */
+function lineOf(starts: readonly number[], p: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 export const hasFocus = (f: Focus): boolean => f.terms.length + f.quoted.length + f.lineNumbers.length > 0;
@@ -137,7 +154,7 @@ export function truncateFocused(
   const lines = text.split('\n');
   if (text.length <= maxChars && lines.length <= maxLines) return text;
   if (!hasFocus(focus) || lines.length < 10 || text.length > MAX_FOCUS_CHARS) return fallback(text, maxChars, maxLines);
-  const scores = scoreLines(lines, focus);
+  const scores = scoreLines(text, lines, focus);
   const ranked = [...scores.keys()].sort((a, b) => scores.get(b)! - scores.get(a)! || a - b);
   if (ranked.length === 0) return fallback(text, maxChars, maxLines);
 
@@ -175,8 +192,8 @@ export function truncateFocused(
   return render(lines, kept);
 }
 
-function scoreLines(lines: readonly string[], focus: Focus): Map<number, number> {
-  const termLines = focus.termLines ?? (focus.terms.length ? linesOfTerms(lines.map(wordsOf), focus.terms) : new Map());
+function scoreLines(text: string, lines: readonly string[], focus: Focus): Map<number, number> {
+  const termLines = focus.termLines ?? linesOfTerms(text, focus.terms);
   const fromTerms = new Map<number, number>();
   for (const t of focus.terms) {
     const at = termLines.get(t) ?? [];
