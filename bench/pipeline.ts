@@ -67,6 +67,11 @@ const program = new Command()
   .option('--no-build', 'use the services already built in dist/')
   .option('--dist <dir>', 'where the built services are (e.g. a worktree of an older commit, to compare)')
   .option('--keep-stack', 'leave the bench stack instance running at the end')
+  .option(
+    '--warmup-rounds <n>',
+    'untimed rounds of the ceiling and of the pipeline before the measured ones (JIT-compiled, caches warm)',
+    '1',
+  )
   .option('--latency-rates <list>', 'offered loads of the latency phase, msg/s', '10,25,50')
   .option('--data <path>', 'transcripts', resolve(repoRoot, '../shared/data/sessions.jsonl'))
   .option('--out <path>', 'results file', resolve(repoRoot, 'bench/results/pipeline.json'))
@@ -82,6 +87,7 @@ const opts = program.opts<{
   build: boolean;
   keepStack?: boolean;
   latencyRates: string;
+  warmupRounds: string;
   dist?: string;
   data: string;
   out: string;
@@ -89,6 +95,8 @@ const opts = program.opts<{
 }>();
 const phases = new Set(opts.phases.split(','));
 const Q = opts.quick === true;
+const WARMUP_ROUNDS = Number(opts.warmupRounds);
+if (!Number.isInteger(WARMUP_ROUNDS) || WARMUP_ROUNDS < 0) throw new Error('--warmup-rounds: a whole number ≥ 0');
 
 /** Sizes of the run (quick: a smoke run of well under a minute of measuring). */
 const SIZE = {
@@ -282,12 +290,14 @@ async function ceiling(
   mongo: MongoClient,
   pool: ReturnType<typeof loadMessagePool>,
   pids: Record<string, number | undefined>,
+  tag: string,
 ): Promise<CeilingResult> {
-  const topic = `bench_raw_${run}`;
+  const id = `${run}_${tag}`;
+  const topic = `bench_raw_${id}`;
   await ensureTopics(kafka, [topic], PARTITIONS);
   const sessions = Array.from(
     { length: SIZE.pipelineSessions },
-    (_, i) => new BenchSession(`raw-${run}-${i}`, pool, i * 997),
+    (_, i) => new BenchSession(`raw-${id}-${i}`, pool, i * 997),
   );
   const events = interleaved(sessions, Math.ceil(SIZE.ceilingRecords / sessions.length)).slice(0, SIZE.ceilingRecords);
   const megabytes = events.reduce((a, e) => a + record(e).value.length, 0) / 1e6;
@@ -334,7 +344,7 @@ async function ceiling(
     await consumer.disconnect();
     return { ms, cpu };
   };
-  const consumed = await consumeOnce(`bench_raw_consume_${run}`);
+  const consumed = await consumeOnce(`bench_raw_consume_${id}`);
   log(`ceiling: consumed ${events.length} records in ${consumed.ms.toFixed(0)} ms`);
 
   // MongoDB: the projector's documents, written the projector's way (insertMany unordered + guarded session updates)
@@ -366,7 +376,7 @@ async function ceiling(
       await db.collection('session_messages').insertMany(docs.messages as never[], { ordered: false });
     if (docs.ops.length > 0) await db.collection<{ _id: string }>('sessions').bulkWrite(docs.ops, { ordered: false });
   };
-  const mongoDb = mongo.db(`bench_raw_mongo_${run}`);
+  const mongoDb = mongo.db(`bench_raw_mongo_${id}`);
   await mongoDb.collection('session_messages').createIndex({ sessionId: 1, position: 1 }, { unique: true });
   // Batches as a consumer sees them: per partition, ~the size kafkajs hands over; 3 partitions at once.
   const byPartition = new Map<number, AnyEvent[]>();
@@ -393,9 +403,9 @@ async function ceiling(
 
   // The chain: consume → decode → bulk write → commit (the thinnest code doing the pipeline's I/O)
   positions.clear();
-  const chainDb = mongo.db(`bench_raw_chain_${run}`);
+  const chainDb = mongo.db(`bench_raw_chain_${id}`);
   await chainDb.collection('session_messages').createIndex({ sessionId: 1, position: 1 }, { unique: true });
-  const chain = await consumeOnce(`bench_raw_chain_${run}`, async ({ partition, values }) => {
+  const chain = await consumeOnce(`bench_raw_chain_${id}`, async ({ partition, values }) => {
     const decoded = values.map((v) => JSON.parse(v.toString()) as AnyEvent);
     await writeBatch(chainDb, docsOf(decoded, partition, 0));
   });
@@ -508,11 +518,12 @@ async function pipeline(
   producer: Producer,
   pool: ReturnType<typeof loadMessagePool>,
   pids: Record<string, number | undefined>,
+  tag: string,
 ): Promise<PipelineResult> {
   const topic = topicNames(d.prefix).sessionEvents;
   const sessions = Array.from(
     { length: SIZE.pipelineSessions },
-    (_, i) => new BenchSession(`p-${run}-${i}`, pool, i * 1013),
+    (_, i) => new BenchSession(`p-${run}-${tag}-${i}`, pool, i * 1013),
   );
   // Configure every session and wait until visible (the groups have joined, the caches are warm).
   const configured = await publish(
@@ -875,14 +886,25 @@ async function main(): Promise<void> {
   try {
     const basePids = pidsOf(undefined, settings);
     if (phases.has('ceiling')) {
-      results.ceiling = await ceiling(kafka, producer, mongo, pool, basePids);
+      for (let i = 1; i <= WARMUP_ROUNDS; i++) {
+        const warm = await ceiling(kafka, producer, mongo, pool, basePids, `warmup${i}`);
+        log(`ceiling, warm-up round ${i} (not counted): bottleneck ${warm.bottleneckPerSec} msg/s`);
+      }
+      results.ceiling = await ceiling(kafka, producer, mongo, pool, basePids, 'measured');
     }
     if (phases.has('pipeline') || phases.has('latency') || phases.has('growth')) {
       log('starting the services');
       main = await deploy(settings, kafka, mongo, 'pipe', { session: true, compaction: 1, summarizer: true });
       const pids = pidsOf(main, settings);
       if (phases.has('pipeline')) {
-        results.pipeline = await pipeline(main, kafka, producer, pool, pids);
+        // The first round after the services start also pays for their JIT compilation (V8's compiler threads
+        // count in the process's CPU): reported apart, the measured round is the next one.
+        for (let i = 1; i <= WARMUP_ROUNDS; i++) {
+          const warm = await pipeline(main, kafka, producer, pool, pids, `warmup${i}`);
+          if (i === 1) results.pipelineFirstRound = warm;
+          log(`pipeline, warm-up round ${i} (not counted): ${JSON.stringify(warm)}`);
+        }
+        results.pipeline = await pipeline(main, kafka, producer, pool, pids, 'measured');
         log(`pipeline: ${JSON.stringify(results.pipeline)}`);
       }
       if (phases.has('latency')) {
@@ -953,7 +975,15 @@ async function main(): Promise<void> {
     loadAverageStart: load0.map((x) => round(x, 2)),
     loadAverageEnd: loadavg().map((x) => round(x, 2)),
   };
-  const out = { startedAt, quick: Q, machine, sizes: SIZE, sessionConfig: SESSION_CONFIG, ...results };
+  const out = {
+    startedAt,
+    quick: Q,
+    warmupRounds: WARMUP_ROUNDS,
+    machine,
+    sizes: SIZE,
+    sessionConfig: SESSION_CONFIG,
+    ...results,
+  };
   mkdirSync(dirname(opts.out), { recursive: true });
   writeFileSync(opts.out, `${JSON.stringify(out, null, 2)}\n`);
   print(out as never);
@@ -964,6 +994,7 @@ function print(r: {
   machine: { cpu: string; cores: number; node: string; loadAverageStart: number[]; loadAverageEnd: number[] };
   ceiling?: CeilingResult;
   pipeline?: PipelineResult;
+  pipelineFirstRound?: PipelineResult;
   idleCpuPercent?: Record<string, number>;
   latency?: LatencyResult[];
   growth?: { bands: GrowthBand[]; gets: GetResult[] };
@@ -1004,6 +1035,21 @@ function print(r: {
         .map(([k, v]) => `${k} ${v}`)
         .join('\n'),
       'user+system, /proc',
+    ]);
+  }
+  const f = r.pipelineFirstRound;
+  if (f) {
+    t.push([
+      'pipeline, first round after the services start: publish → visible (msg/s)',
+      f.visiblePerSec,
+      `${c ? `${round(f.visiblePerSec / c.bottleneckPerSec, 2)} of the ceiling; ` : ''}warm-up, not counted above`,
+    ]);
+    t.push([
+      'pipeline, first round: CPU µs per message by process',
+      Object.entries(f.cpuMsPerMessage)
+        .map(([k, v]) => `${k} ${v}`)
+        .join('\n'),
+      'JIT compilation included',
     ]);
   }
   if (r.idleCpuPercent) {
