@@ -55,9 +55,9 @@ export function focusOf(result: string, reaction: string, call = ''): Focus {
   const named = [...new Set(reaction.match(IDENTIFIER) ?? [])].filter(
     (t) => t.length >= 4 && !COMMON.has(t.toLowerCase()),
   );
-  // One pass over the result for every term the reaction names; the first MAX_TERMS found in it are candidates.
-  const found = linesOfTerms(result, named);
-  const candidates = named.filter((t) => found.get(t)!.length > 0).slice(0, MAX_TERMS);
+  // The first MAX_TERMS of them the result contains are the candidates (the search stops there).
+  const found = linesOfTerms(result, named, MAX_TERMS);
+  const candidates = [...found.keys()];
   const terms = candidates.filter((t) => {
     const df = found.get(t)!.length;
     return df < 3 || df <= lines.length / 5;
@@ -83,23 +83,25 @@ export function focusOf(result: string, reaction: string, call = ''): Focus {
 }
 
 /**
- * The lines (indexes of `text.split('\n')`, ascending) each of `terms` is a whole word in: not preceded or followed
+ * The lines (indexes of `text.split('\n')`, ascending) each of `terms` is a whole word in (with a `limit`: only the
+ * first `limit` terms found, each in some line): not preceded or followed
  * by a letter, digit, `_` or `$` (`queued` is not in `queuedMessages`); a dot is a boundary, so `total_seconds` is
  * found in `value.total_seconds`. A native search per term, not a pass over every identifier of the text.
  */
-function linesOfTerms(text: string, terms: Iterable<string>): Map<string, number[]> {
+function linesOfTerms(text: string, terms: Iterable<string>, limit = Infinity): Map<string, number[]> {
   const at = new Map<string, number[]>();
   let lineStarts: number[] | undefined;
   for (const term of terms) {
+    if (at.size >= limit) break;
     const list: number[] = [];
-    at.set(term, list);
-    if (term.length === 0) continue;
-    for (let p = text.indexOf(term); p !== -1; p = text.indexOf(term, p + 1)) {
-      if (isWordChar(text.charCodeAt(p - 1)) || isWordChar(text.charCodeAt(p + term.length))) continue;
-      lineStarts ??= lineStartsOf(text);
-      const line = lineOf(lineStarts, p);
-      if (list[list.length - 1] !== line) list.push(line);
-    }
+    if (term.length > 0)
+      for (let p = text.indexOf(term); p !== -1; p = text.indexOf(term, p + 1)) {
+        if (isWordChar(text.charCodeAt(p - 1)) || isWordChar(text.charCodeAt(p + term.length))) continue;
+        lineStarts ??= lineStartsOf(text);
+        const line = lineOf(lineStarts, p);
+        if (list[list.length - 1] !== line) list.push(line);
+      }
+    if (list.length > 0 || limit === Infinity) at.set(term, list);
   }
   return at;
 }

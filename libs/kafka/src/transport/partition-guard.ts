@@ -1,4 +1,5 @@
 import { Partitioners } from 'kafkajs';
+import { LRUCache } from 'lru-cache';
 import { firstInvalidUtf8Byte } from '@ctxledger/contracts';
 
 /**
@@ -8,9 +9,18 @@ import { firstInvalidUtf8Byte } from '@ctxledger/contracts';
  * "misplaced" and forwarded to this one, so that a session stays on one partition, in one order.
  */
 export function keyPartition(topic: string, key: string, numPartitions: number): number {
-  return partitioner({ topic, partitionMetadata: metadataFor(numPartitions), message: { key } } as never);
+  // Called for every consumed record; kafkajs's murmur2 on its Long type costs more than the rest of the guard.
+  const memoKey = `${numPartitions}\u0000${key}`;
+  let partition = partitionOfKey.get(memoKey);
+  if (partition === undefined) {
+    partition = partitioner({ topic, partitionMetadata: metadataFor(numPartitions), message: { key } } as never);
+    partitionOfKey.set(memoKey, partition);
+  }
+  return partition;
 }
 const partitioner = Partitioners.DefaultPartitioner();
+/** The keyed partitioner depends on the key and the partition count only (not the topic). */
+const partitionOfKey = new LRUCache<string, number>({ max: 50_000 });
 
 // Called for every consumed record: the partition list a partitioner needs is built once per partition count.
 const metadataByCount = new Map<number, Array<{ partitionId: number; leader: number }>>();
