@@ -11,3 +11,4 @@ export * from './transport/partition-guard';
 export * from './transport/consumer-status';
 export * from './transport/group-lag';
 export * from './backoff';
+export * from './kafkajs-idle-fix';

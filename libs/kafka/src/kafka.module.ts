@@ -5,6 +5,7 @@ import { allTopics } from '@ctxledger/contracts';
 import { kafkaEnv, type KafkaEnv } from './config/kafka.env';
 import { EventProducer } from './event-producer';
 import { KafkaHealthIndicator } from './kafka-health.indicator';
+import { fixKafkajsIdleLoop } from './kafkajs-idle-fix';
 import { nestKafkaLogCreator } from './kafka-logger';
 import { describeKafkaSecurity, kafkaClientConfig, kafkaSettings, type KafkaSettings } from './kafka-settings';
 import { KAFKA_CLIENT, KAFKA_SETTINGS } from './kafka.tokens';
@@ -44,13 +45,16 @@ export class KafkaModule implements OnApplicationBootstrap {
         {
           provide: KAFKA_CLIENT,
           inject: [KAFKA_SETTINGS],
-          useFactory: (settings: KafkaSettings) =>
-            new Kafka({
+          useFactory: (settings: KafkaSettings) => {
+            if (fixKafkajsIdleLoop() === 'other-version')
+              new Logger(KafkaModule.name).warn('kafkajs is not 2.2.4: its idle-loop fix is not applied');
+            return new Kafka({
               ...kafkaClientConfig(settings),
               logLevel: logLevel.WARN,
               logCreator: nestKafkaLogCreator,
               retry: { initialRetryTime: 200, retries: 8 },
-            }),
+            });
+          },
         },
         KafkaHealthIndicator,
         EventProducer,
