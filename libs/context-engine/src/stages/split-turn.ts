@@ -8,6 +8,8 @@ import { clip, formatKeyArgs, looksLikeError, makeBlock, oneLine, type StageCont
 import { CHARS_PER_TOKEN, WORKING_STATE_HEADING, workingStateChars, workingStateOf } from './working-state';
 
 export const SPLIT_TURN_HEADER = '[Turn prefix compressed';
+/** The count in a note's header (`[Turn prefix compressed — 5 earlier tool call(s)]`). */
+const EARLIER_CALLS = /^\[Turn prefix compressed — (\d+) earlier tool call/;
 
 /** Tokens of the current turn (from the last user message) plus the pinned head. */
 export function currentTurnTokens(ctx: Pick<StageContext, 'entries' | 'protection'>): number {
@@ -202,9 +204,10 @@ export function splitTurn(
   let calls = 0;
   for (let i = start; i <= end; i++) {
     const e = entries[i]!;
-    if (!isOriginal(e) && e.stage === 'split-turn')
-      calls += Number(/— (\d+) earlier/.exec(e.message.content)?.[1] ?? 0);
-    else calls += e.message.toolCalls?.length ?? 0;
+    // An earlier note counts the calls it stands for, also once the squeeze has shortened it (a keep-within-budget
+    // block then holds it): its working state carries them all.
+    const earlier = isOriginal(e) ? undefined : EARLIER_CALLS.exec(e.message.content);
+    calls += earlier ? Number(earlier[1]) : (e.message.toolCalls?.length ?? 0);
   }
   const seed = (): ChatMessage | null => {
     const lines = seedNoteLines(entries, start, end, tailPairs === 0 ? 16 : 40);

@@ -13,6 +13,7 @@ import {
   pruneToolOutputs,
   pruneThresholds,
   selectSummaryRange,
+  shortNote,
   slidingWindow,
   splitTurn,
   squeezeToBudget,
@@ -438,6 +439,32 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
     const note = after(ctx, splitTurn(ctx)!).find((m) => m.content.startsWith('[Turn prefix'))!.content;
     expect(note).toMatch(/— 7 earlier tool call/);
     for (let i = 1; i <= 7; i++) expect(note).toContain(`src/mod${i}/parser${i}.ts (read)`);
+  });
+
+  it('counts the calls of an earlier note the squeeze shortened (its working state still carries them)', () => {
+    const msgs: ChatMessage[] = [user('port the parser')];
+    for (let i = 1; i <= 10; i++)
+      msgs.push(
+        calls('', toolCall(`c${i}`, 'bash', { command: `python check.py mod${i}` })),
+        result(`c${i}`, text(4000, i), 'bash'),
+      );
+    const first = stageContext(msgs.slice(0, 13), 6000);
+    const b1 = splitTurn(first)!;
+    const later = stageContext(msgs, 6000);
+    // keep-within-budget's last resort: the note cut to its header, working state and newest steps.
+    const entries = applyBlockToEntries(later.entries, b1, (m) => later.counter.message(m)).map((e) =>
+      e.blockId === b1.id
+        ? { ...e, stage: 'keep-within-budget' as const, message: system(shortNote(e.message.content, true)) }
+        : e,
+    );
+    const ctx = {
+      ...later,
+      entries,
+      protection: computeTailProtection(entries, later.policy.tail, later.budget.historyBudget),
+    };
+    const note = after(ctx, splitTurn(ctx)!).find((m) => m.content.startsWith('[Turn prefix'))!.content;
+    expect(note).toMatch(/^\[Turn prefix compressed — 7 earlier tool call\(s\)\]/);
+    for (let i = 1; i <= 7; i++) expect(note).toContain(`python check.py mod${i}`);
   });
 
   it('does nothing when the turn fits or has at most 3 pairs', () => {

@@ -1,4 +1,5 @@
 import type { EffectiveEntry } from '../overlay';
+import { launchOfLine } from '../summarizer/background';
 import { workingStateOf } from './working-state';
 
 /**
@@ -43,6 +44,9 @@ function proseCarried(item: string, summaryWords: ReadonlySet<string>): boolean 
  * status (fixed later / unresolved), a file's path, a symbol. Every part must be in the summary.
  */
 export function factParts(item: string): string[] {
+  // Work left running: its ids (a model may word the rest).
+  const launch = launchOfLine(item);
+  if (launch) return launch.handles.map((h) => h.value.replace(/^…\//, ''));
   const command = /^`([^`]+)`(?: ×\d+)?(?: → (?:last: )?(.*))?$/.exec(item);
   if (command) return [command[1]!, ...(command[2] ? [outcomeKey(command[2])] : [])];
   const error = /^(.*?) — (.*?)(?: \(×\d+\))? \[(fixed later|unresolved)\]$/.exec(item);
@@ -104,9 +108,10 @@ export function missingItems(summary: string, state: string): string | undefined
     // The current state is one paragraph; every other section is a list.
     const item = line.startsWith('- ') ? line.slice(2) : section === '## Current state' ? line : undefined;
     if (item === undefined) continue;
-    const carried = PROSE_SECTIONS.has(section)
-      ? proseCarried(item, summaryWords)
-      : factParts(item).every((p) => names(lower, p));
+    const carried =
+      PROSE_SECTIONS.has(section) && !launchOfLine(item)
+        ? proseCarried(item, summaryWords)
+        : factParts(item).every((p) => names(lower, p));
     if (!carried) keep(line);
   }
   return out.length ? out.join('\n') : undefined;

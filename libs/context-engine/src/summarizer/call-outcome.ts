@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCall } from '../model/message';
+import { handlesText, launchHandles } from './background';
 import { keptFailureOf, prunedFailure } from './pruned-result';
 import { parseArguments, type ToolActivity } from './tool-activity';
 
@@ -123,7 +124,7 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
 
 export interface CallOutcome {
   readonly ok: boolean;
-  /** `ok`, `error: …`, `exit 2: …`, `tests 2 failed, 10 passed`, `120 lines`, `no result`. */
+  /** `ok`, `error: …`, `exit 2: …`, `tests 2 failed, 10 passed`, `120 lines`, `ok: background agentId a9cad17`, `no result`. */
   readonly text: string;
 }
 
@@ -156,6 +157,9 @@ export function callOutcome(
     return { ok: false, text: `${head}${clipLine(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
   }
   if (tests) return { ok: !/[1-9]\d* (?:failed|failing|errors?)\b|fail [1-9]/.test(tests), text: `tests ${tests}` };
+  // Work left running: its ids are what a later call needs to collect it.
+  const launched = launchHandles(activity, result);
+  if (launched) return { ok: true, text: `ok: background ${handlesText(launched)}` };
   const readsOnly =
     activity !== undefined &&
     activity.command === undefined &&
@@ -283,6 +287,8 @@ export function callOfStepLine(
   if (command) call = { id, name: command[1]!, arguments: JSON.stringify({ command: command[2]! }) };
   else if (file && !file[2]!.includes('…'))
     call = { id, name: file[1]!, arguments: JSON.stringify({ path: file[2]! }) };
+  // Any other call that left work running: its handles are in its outcome.
+  else if (/^ok: background /.test(outcome)) call = { id, name: /^[^\s(]+/.exec(head)?.[0] ?? 'tool', arguments: '{}' };
   if (!call) return undefined;
   if (outcome === 'no result') return { call };
   const exit = /^exit (\d+)(?:: (.*))?$/.exec(outcome);

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
+import { backgroundLine, compactBackgroundLine, isBackgroundLine, type Launch, openLaunchesOf } from './background';
 import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
@@ -71,6 +72,8 @@ const LIMITS = {
   errorLine: 160,
   pending: 200,
   pendingItems: 12,
+  /** Launches whose lines are kept before other sections' items (the newest first). */
+  launches: 3,
   state: 1500,
 };
 
@@ -320,7 +323,12 @@ function absorbPrevious(model: Model, text: string): boolean {
   return true;
 }
 
-function absorbMessages(model: Model, messages: readonly ChatMessage[], plan: readonly PlanItem[] | undefined): void {
+function absorbMessages(
+  model: Model,
+  messages: readonly ChatMessage[],
+  plan: readonly PlanItem[] | undefined,
+  launched: readonly Launch[],
+): void {
   const resolved = resolveToolResultCallIds(messages);
   const calls = new Map<string, { activity: ToolActivity; index: number; name: string }>();
   const answered = new Set<string>();
@@ -399,10 +407,18 @@ function absorbMessages(model: Model, messages: readonly ChatMessage[], plan: re
     }
   });
 
-  // Pending: the plan the agent last wrote (kept before anything else, in its order), calls never answered in this
-  // span, then to-do lines of the last user and assistant texts.
+  // Pending: what the span left running and did not collect (kept before anything else: its ids are nowhere else),
+  // the plan the agent last wrote (in its order), calls never answered in this span, then to-do lines of the last
+  // user and assistant texts.
   let p = 0;
   const pendingRank = messages.length * 1000;
+  launched.forEach((launch, k) =>
+    model.pending.push({
+      text: backgroundLine(launch),
+      rank: BACKGROUND_RANK + 1000 + k,
+      order: pendingRank - 499 + k,
+    }),
+  );
   planLines(plan ?? []).forEach((text, k) =>
     model.pending.push({
       text: oneLine(text, LIMITS.pending),
@@ -481,18 +497,31 @@ function repeatOf(model: Model, gist: string, targets: readonly string[]): Error
   return undefined;
 }
 
+/** Pending lines of work left running rank above all others: a lost id cannot be found again. */
+const BACKGROUND_RANK = 2 ** 40;
+
 /**
  * A previous summary's pending work describes where its span ended; a span with new conversation supersedes it —
- * except its plan lines, which stand until the agent writes a new plan.
+ * except its plan lines, which stand until the agent writes a new plan, and its launches, which stand (first) until
+ * a call collects them (`stillOpen`: the lines of those not collected).
  */
-function dropStalePending(model: Model, messages: readonly ChatMessage[], newPlan: boolean): void {
+function dropStalePending(
+  model: Model,
+  messages: readonly ChatMessage[],
+  newPlan: boolean,
+  stillOpen: ReadonlySet<string>,
+): void {
   const progressed = messages.some((m) => (m.role === 'user' || m.role === 'assistant') && m.content.trim() !== '');
-  if (!progressed) return;
   for (let i = model.pending.length - 1; i >= 0; i--) {
     const item = model.pending[i]!;
-    if (item.rank < 0 && (newPlan || !isPlanLine(item.text))) model.pending.splice(i, 1);
+    if (item.rank >= 0) continue;
+    if (isBackgroundLine(item.text)) {
+      if (stillOpen.has(item.text))
+        model.pending[i] = { ...item, rank: BACKGROUND_RANK + i, order: item.order ?? item.rank };
+      else model.pending.splice(i, 1);
+    } else if (progressed && (newPlan || !isPlanLine(item.text))) model.pending.splice(i, 1);
   }
-  model.carriedOmitted.pendingWork = 0;
+  if (progressed) model.carriedOmitted.pendingWork = 0;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -516,7 +545,10 @@ interface Candidate {
   readonly text: string;
   /** Display position (ascending). */
   readonly order: number;
-  /** The item with its free text cut to `max` characters (an error's line: its label and status stay whole). */
+  /**
+   * The item with its free text cut to `max` characters (an error's line: its label and status stay whole; a
+   * launch's line: its handles stay whole).
+   */
   readonly cut?: (max: number) => string;
 }
 
@@ -555,7 +587,11 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
       cut: (max: number) => formatError({ ...e, line: oneLine(e.line, max) }),
     })),
     decisions: dedupe(model.decisions).map((d) => ({ text: d.text, order: d.rank })),
-    pendingWork: dedupe(model.pending).map((d) => ({ text: d.text, order: d.order ?? d.rank })),
+    pendingWork: dedupe(model.pending).map((d) => ({
+      text: d.text,
+      order: d.order ?? d.rank,
+      ...(isBackgroundLine(d.text) ? { cut: (max: number) => compactBackgroundLine(d.text, max) } : {}),
+    })),
   };
 }
 
@@ -698,8 +734,12 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     model.requests.push({ text: oneLine(`Earlier summary: ${previous}`, LIMITS.request * 2), rank: -2_000_000_000 });
   }
   const plan = latestPlanOf(input.messages);
-  dropStalePending(model, input.messages, plan !== undefined);
-  absorbMessages(model, input.messages, plan);
+  const launches = openLaunchesOf(
+    input.messages,
+    model.pending.map((x) => x.text),
+  );
+  dropStalePending(model, input.messages, plan !== undefined, new Set(launches.carried));
+  absorbMessages(model, input.messages, plan, launches.launched);
 
   const inputChars = input.messages.reduce((s, m) => s + messageChars(m), 0) + (input.previousSummary?.length ?? 0);
   const maxChars =
@@ -779,13 +819,40 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
       }
     }
   }
-  // The newest unresolved error and the most important file are never dropped while the less telling sections
-  // (decisions, symbols, pending work, commands, the current state, other files) have room to give; an error's line
-  // is cut shorter at each try.
-  for (const key of ['errorsSeen', 'filesTouched'] as const) {
-    const first = cands[key][0];
-    if (!first || kept[key].length > 0) continue;
-    const versions = first.cut ? [first.text, ...[120, 80, 50, 30].map((n) => first.cut!(n))] : [first.text];
+  // The newest unresolved error, the most important file and the work left running (its ids are nowhere else) are
+  // never dropped while the less telling sections (decisions, symbols, other pending work, commands, the current
+  // state, other files) have room to give; an error's line is cut shorter at each try.
+  const launchLines = cands.pendingWork.filter((c) => isBackgroundLine(c.text)).slice(0, LIMITS.launches);
+  const launchOrders = new Set(launchLines.map((c) => c.order));
+  const musts: readonly (readonly [ListKey, Candidate | undefined])[] = [
+    ['errorsSeen', cands.errorsSeen[0]],
+    ['filesTouched', cands.filesTouched[0]],
+    ...launchLines.map((c) => ['pendingWork', c] as const),
+  ];
+  /** Takes the least telling kept item of the first giver that has one (a launch's line is not given). */
+  const give = (): boolean => {
+    for (const k of GIVERS)
+      for (let at = kept[k].length - 1; at >= 0; at--)
+        if (!launchOrders.has(kept[k][at]!.order)) return kept[k].splice(at, 1).length > 0;
+    return false;
+  };
+  /** Cuts a kept launch's line to the next shorter form, every line to one form before any to the next. */
+  const compactALaunch = (): boolean => {
+    for (const n of LAUNCH_LABEL_CUTS)
+      for (const [at, c] of kept.pendingWork.entries()) {
+        if (!launchOrders.has(c.order) || !c.cut) continue;
+        const shorter = c.cut(n);
+        if (shorter.length >= c.text.length) continue;
+        kept.pendingWork[at] = { ...c, text: shorter };
+        return true;
+      }
+    return false;
+  };
+  for (const [key, first] of musts) {
+    if (!first || (key === 'pendingWork' ? kept[key].some((c) => c.order === first.order) : kept[key].length > 0))
+      continue;
+    const cuts = key === 'pendingWork' ? LAUNCH_LABEL_CUTS : [120, 80, 50, 30];
+    const versions = first.cut ? [first.text, ...cuts.map((n) => first.cut!(n))] : [first.text];
     const saved = { kept: Object.fromEntries(KEYS.map((k) => [k, [...(kept[k as ListKey] ?? [])]])), currentState };
     let fitted = false;
     for (let guard = 0; guard < 500 && !fitted; guard++) {
@@ -796,10 +863,10 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
         return false;
       });
       if (fitted) break;
-      // The files give all but their first to an error.
-      const giver = GIVERS.find((k) => kept[k].length > 0);
-      if (giver) kept[giver].pop();
-      else if (key === 'errorsSeen' && kept.filesTouched.length > 1) kept.filesTouched.pop();
+      // The files give all but their first to an error or a launch.
+      if (give()) continue;
+      else if (key !== 'filesTouched' && kept.filesTouched.length > 1) kept.filesTouched.pop();
+      else if (key === 'pendingWork' && compactALaunch()) continue;
       else if (currentState !== '')
         currentState = currentState.length > 100 ? oneLine(currentState, currentState.length - 80) : '';
       else break;
@@ -815,7 +882,10 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   return { text, sections, omitted, inputChars, maxChars, notSmaller: text.length >= inputChars };
 }
 
-/** What gives room to a missing error or file, least telling first. */
+/** How short a launch's label is cut when its line must make room (0: the tool's name alone). */
+const LAUNCH_LABEL_CUTS = [32, 0];
+
+/** What gives room to a missing error, file or launch, least telling first. */
 const GIVERS: readonly ListKey[] = ['decisions', 'codeSymbols', 'pendingWork', 'commandsRun'];
 
 /** Where room left over goes first: what went wrong, what was touched, what was asked, what was run. */

@@ -14,6 +14,11 @@ export interface ToolActivity {
    * same script or test file run, the same kind of action on the same file, a whole test suite passing.
    */
   readonly targets: readonly string[];
+  /**
+   * The call asks for its work to go on after it returns: a flag argument (`run_in_background: true`,
+   * `is_background`, `async`, `detach`) or a shell command that backgrounds (`cmd &`, `nohup`, `setsid`).
+   */
+  readonly background?: boolean;
 }
 
 /** read, edit or write; for other tools that name a file (find_file, grep …) the tool's name. */
@@ -282,6 +287,28 @@ export function filesOfPatch(text: string): { path: string; action: FileAction }
   return out;
 }
 
+const BACKGROUND_FLAG = /^(?:run_in_background|is_background|background|in_background|async|run_async|detach(?:ed)?)$/i;
+/** `cmd &` (not `&&`, `2>&1`, `&>`, `|&`, nor an `&` inside a word), and the programs that detach a command. */
+const BACKGROUND_AMPERSAND = /(?<![&>|<])&(?=\s|$|[;)])/;
+const DETACHING_PROGRAM = /(?:^|[\s;&|(])(?:nohup|setsid|disown)(?:\s|$)/;
+
+/** Whether a call's arguments or its shell command (quoted text and file bodies left out) ask for a background run. */
+function asksForBackground(args: Record<string, unknown>, command: string | undefined): boolean {
+  for (const [key, value] of Object.entries(args))
+    if (BACKGROUND_FLAG.test(key) && (value === true || value === 'true')) return true;
+  if (command === undefined) return false;
+  const lines = command.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
+    if (DETACHING_PROGRAM.test(line) || BACKGROUND_AMPERSAND.test(line)) return true;
+    // A heredoc's or an SWE-agent edit's body is file content, not commands.
+    const heredoc = /<<-?\s*['"]?(\w+)['"]?/.exec(lines[i]!);
+    const terminator = heredoc ? heredoc[1] : /^\s*edit\s+\d+:\d+\s*$/.test(lines[i]!) ? 'end_of_edit' : undefined;
+    if (terminator) while (i + 1 < lines.length && lines[i + 1]!.trim() !== terminator) i++;
+  }
+  return false;
+}
+
 /** Reads a call; `state.lastOpened` follows SWE-agent's notion of the currently open file across calls. */
 export function toolActivity(call: ToolCall, state: { lastOpened?: string }): ToolActivity {
   const args = parseArguments(call.arguments) ?? {};
@@ -322,6 +349,7 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
   const changed = files.find((f) => (f.action === 'edit' || f.action === 'write') && !firstLine?.includes(f.path));
   // Computed on first use: most readers of an activity (a note's step lines) never ask.
   let targets: string[] | undefined;
+  let background: boolean | undefined;
   const targetsOf = (): string[] => {
     if (targets) return targets;
     targets = [];
@@ -350,6 +378,9 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
     key: `${call.name}\u0000${firstLine !== undefined ? commandKey(firstLine) : (files[0]?.path ?? call.arguments)}`,
     get targets() {
       return targetsOf();
+    },
+    get background() {
+      return (background ??= asksForBackground(args, command));
     },
   };
 }

@@ -1,0 +1,272 @@
+import type { ChatMessage, ToolCall } from '../model/message';
+import { resolveToolResultCallIds } from '../repair';
+import { parseArguments, toolActivity, type ToolActivity } from './tool-activity';
+
+/**
+ * Work a call left running when it returned — a sub-agent, a background shell, a detached process — and the
+ * handles a later call needs to collect it: Claude Code's `Task` with `run_in_background` (`agentId: a9cad17`,
+ * `output_file: …/a9cad17.output`, collected by `TaskOutput {task_id}`), a background `Bash` (`shell_id`, collected
+ * by `BashOutput {bash_id}`), a shell's `cmd &` (`[1] 4242`, collected by `kill 4242`, `wait`), Codex's
+ * `Process running with session ID 7` (collected by `write_stdin {session_id}`), Gemini CLI's `Background PIDs:`.
+ * Those ids are in no other message: a working state that hides the launch keeps them until a call collects it.
+ */
+export interface Handle {
+  /** `agentId`, `task_id`, `shell_id`, `session_id`, `job` (`%1`), `PID`, `id`, or `output` (a path). */
+  readonly kind: string;
+  readonly value: string;
+}
+
+export interface Launch {
+  /** The call, short: `Task "Poem about Thai green curry"`, ``bash `npm run dev > dev.log &` ``. */
+  readonly label: string;
+  readonly handles: readonly Handle[];
+}
+
+/** What a pending-work line of a launch starts with. */
+export const BACKGROUND_PREFIX = 'Background: ';
+const NOT_COLLECTED = ' (not collected)';
+/** A launch's line is at most this long (a pending-work line's bound), its handles whole. */
+export const MAX_LINE = 200;
+
+/** Only the start of a result is read: launch reports are short, and a long output's ids are not handles. */
+const HEAD_CHARS = 3000;
+const MAX_HANDLES = 4;
+
+/** A result that says its work goes on: launched or running in the background, a process still running. */
+const GOES_ON =
+  /\b(?:in|into) the background\b|\b(?:running|launched|started|spawned|detached) in background\b|\bbackground (?:job|process|task|shell|agent)\b|\bbackground pids?:\s*\d|\basync(?:hronous)? (?:agent|task|job|command) (?:launched|started)\b|\b(?:process|command|job|agent|task) (?:is |still )?running\b|\bstill running\b/i;
+
+/** `agentId: a9cad17`, `task_id=…`, `(shell ID: 3)`, `session ID 7`, `job id: …`, `PID 4242`, `Background PIDs: 1, 2`. */
+const KEYED_ID =
+  /\b(agent[ _-]?id|task[ _-]?id|shell[ _-]?id|bash[ _-]?id|session[ _-]?id|job[ _-]?id|process[ _-]?id|pids?)\b\s*([:=#]|is\b)?\s*["'`]?([A-Za-z0-9][\w.:-]{0,63})/gi;
+/** `with ID: bash_1`, `ID: 5f2a`: a bare id, only when written `ID:` (upper case, a colon). */
+const BARE_ID = /\bID:\s*["'`]?([A-Za-z0-9][\w.-]{0,63})/g;
+/** A shell's job line: `[1] 4242`. */
+const JOB_LINE = /^\s*\[(\d+)\]\s+(\d+)\s*$/m;
+/** `output_file: /tmp/x.output`, `log: run.log`, `Output is being written to: …`. */
+const OUTPUT_PATH =
+  /(?:\b(?:output[ _-]?(?:file|path)|log[ _-]?(?:file|path)|output|logs?|stdout)\s*[:=]|\b(?:written|writing|redirected|logging) to:?)\s*["'`]?((?:~|\.{1,2})?\/?[\w.@+-]+(?:\/[\w.@+-]+)+|[\w.@+-]+\.(?:log|out|output|txt|jsonl?))/gi;
+/** Our own wording of the handles, as a note's step line states them (`background agentId a9cad17, output …`). */
+const OWN = /^background ((?:\w+ \S+)(?:, \w+ \S+)*)$/;
+const HANDLE_ITEM = /^(\w+) (\S+)$/;
+
+const kindOf = (key: string): string => {
+  const k = key.toLowerCase().replace(/[ _-]/g, '');
+  if (k.startsWith('agent')) return 'agentId';
+  if (k.startsWith('task')) return 'task_id';
+  if (k.startsWith('shell') || k.startsWith('bash')) return 'shell_id';
+  if (k.startsWith('session')) return 'session_id';
+  if (k.startsWith('job')) return 'job';
+  return 'PID';
+};
+
+/** A long path keeps its file name (where the id usually is): `…/a9cad17.output`. */
+const shortPath = (path: string, max = 40): string => {
+  if (path.length <= max) return path;
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return `…/${name.length <= max ? name : name.slice(-max)}`;
+};
+
+/**
+ * The handles of what a call left running, read from its result, or undefined when it left nothing running that
+ * can be named: the call asked for a background run (`ToolActivity.background`) or its result says the work goes
+ * on, and the result names an id or an output file (a backgrounded command's redirection names its log).
+ */
+export function launchHandles(activity: ToolActivity | undefined, result: ChatMessage): Handle[] | undefined {
+  if (result.isError) return undefined;
+  const head = result.content.length > HEAD_CHARS ? result.content.slice(0, HEAD_CHARS) : result.content;
+  const own = OWN.exec(head.trim());
+  if (own) return parseHandles(own[1]!);
+  if (!activity?.background && !GOES_ON.test(head)) return undefined;
+  const handles: Handle[] = [];
+  /** `keyed`: written `key: value` or `key=value`, where an id may be letters only (`agentId: abcdefa`). */
+  const add = (kind: string, raw: string, keyed = false) => {
+    const value = raw.replace(/[.:,;)\]'"`]+$/, '');
+    if (value === '' || handles.some((h) => h.value === value) || handles.length >= MAX_HANDLES) return;
+    // An id has a digit, or looks like one after a colon (hex, `_`, `-`): `task id is the` is prose.
+    if (kind !== 'output' && !/\d/.test(value) && !(keyed && /^[a-f]{6,}$|[_-]/i.test(value))) return;
+    handles.push({ kind, value });
+  };
+  for (const m of head.matchAll(KEYED_ID)) {
+    if (/^pids?$/i.test(m[1]!)) {
+      // `Background PIDs: 1234, 5678`: every number.
+      const list = /^[\s:=#]*((?:\d+\s*,\s*)*\d+)/.exec(head.slice(m.index + m[1]!.length));
+      for (const pid of list?.[1]!.split(',') ?? []) add('PID', pid.trim());
+    } else add(kindOf(m[1]!), m[3]!, m[2] !== undefined && /[:=]/.test(m[2]));
+  }
+  for (const m of head.matchAll(BARE_ID)) add('id', m[1]!, true);
+  const job = JOB_LINE.exec(head);
+  if (job) {
+    add('job', `%${job[1]}`);
+    add('PID', job[2]!);
+  }
+  // `cmd & echo $!`: the number it prints is the PID.
+  if (activity?.command?.includes('$!')) {
+    const pid = /^\s*(\d{2,})\s*$/m.exec(head);
+    if (pid) add('PID', pid[1]!);
+  }
+  for (const m of head.matchAll(OUTPUT_PATH)) add('output', m[1]!);
+  if (activity?.background && activity.command !== undefined && !handles.some((h) => h.kind === 'output')) {
+    const log = activity.files.find((f) => f.action === 'write');
+    if (log) add('output', log.path);
+  }
+  return handles.length > 0 ? handles : undefined;
+}
+
+/** `agentId a9cad17, output /tmp/…/a9cad17.output`. */
+export const handlesText = (handles: readonly Handle[]): string =>
+  handles.map((h) => `${h.kind} ${h.kind === 'output' ? shortPath(h.value) : h.value}`).join(', ');
+
+function parseHandles(text: string): Handle[] | undefined {
+  const handles: Handle[] = [];
+  for (const item of text.split(', ')) {
+    const m = HANDLE_ITEM.exec(item);
+    if (!m) return undefined;
+    handles.push({ kind: m[1]!, value: m[2]! });
+  }
+  return handles.length > 0 ? handles : undefined;
+}
+
+const clip = (s: string, max: number): string => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, Math.max(1, max - 1)).trimEnd()}…`;
+};
+
+const DESCRIPTION_KEYS = ['description', 'title', 'name', 'task', 'prompt'] as const;
+
+/** A launching call, short: its command, or what it was told to do (`Task "Poem about Thai green curry"`). */
+function launchLabel(call: ToolCall, activity: ToolActivity): string {
+  if (activity.command !== undefined) return `${call.name} \`${clip(activity.command, 60)}\``;
+  const args = parseArguments(call.arguments) ?? {};
+  const what = DESCRIPTION_KEYS.map((k) => args[k]).find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  return what !== undefined ? `${call.name} "${clip(what, 40)}"` : clip(activity.label, 60);
+}
+
+/** The pending-work line of a launch not collected: `Background: Task "…" → agentId a9cad17, output … (not collected)`. */
+export function backgroundLine(launch: Launch): string {
+  const tail = ` → ${handlesText(launch.handles)}${NOT_COLLECTED}`;
+  return `${BACKGROUND_PREFIX}${clip(launch.label, Math.max(20, MAX_LINE - BACKGROUND_PREFIX.length - tail.length))}${tail}`;
+}
+
+/**
+ * A launch's line made short for a note with little room: its label cut to `labelMax` characters (0: the tool's
+ * name alone), an output path left out when an id names the launch (the path usually holds the id).
+ */
+export function compactBackgroundLine(line: string, labelMax = 32): string {
+  const launch = launchOfLine(line);
+  if (!launch) return line;
+  const ids = launch.handles.filter((h) => h.kind !== 'output');
+  const label = labelMax > 0 ? clip(launch.label, labelMax) : (/^\S+/.exec(launch.label)?.[0] ?? launch.label);
+  return backgroundLine({ label, handles: ids.length > 0 ? ids : launch.handles });
+}
+
+/** A pending-work line of a launch (`backgroundLine`), read back; undefined for any other line. */
+export function launchOfLine(line: string): Launch | undefined {
+  if (!line.startsWith(BACKGROUND_PREFIX) || !line.endsWith(NOT_COLLECTED)) return undefined;
+  const body = line.slice(BACKGROUND_PREFIX.length, -NOT_COLLECTED.length);
+  const arrow = body.lastIndexOf(' → ');
+  if (arrow < 0) return undefined;
+  const handles = parseHandles(body.slice(arrow + 3));
+  return handles ? { label: body.slice(0, arrow), handles } : undefined;
+}
+
+export const isBackgroundLine = (line: string): boolean => launchOfLine(line) !== undefined;
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The value as a whole token of a text (`a9cad17` in `tasks/a9cad17.output`, not `4242` in `14242`). */
+const namesToken = (text: string, value: string): boolean =>
+  new RegExp(`(?<![\\w.%-])${escape(value)}(?![\\w-])`).test(text);
+const SHELL_COLLECT = /\b(?:kill|pkill|wait|fg|bg|disown)\b/;
+/** `wait` alone: waits for every job of the shell. */
+const BARE_WAIT = /(?:^|[\s;&|(])wait\s*(?:$|[;&|)])/m;
+
+/**
+ * Whether a call collects a launch: its arguments name one of its handles (`TaskOutput {task_id}`,
+ * `BashOutput {bash_id}`, `write_stdin {session_id}`, `kill 4242`, reading the output file), or it is a shell's
+ * bare `wait` for a shell job. A short id (under 4 characters) counts only as an argument's whole value or after
+ * a shell's `kill`/`wait`/`fg`: a bare `3` elsewhere names nothing.
+ */
+export function collects(call: ToolCall, activity: ToolActivity, launch: Launch): boolean {
+  let values: unknown[] | undefined;
+  const command = activity.command;
+  for (const h of launch.handles) {
+    if (h.kind === 'output') {
+      // A path kept short (`…/a9cad17.output`) is matched by its file name.
+      const path = h.value.startsWith('…/') ? h.value.slice(1) : h.value;
+      if (call.arguments.includes(path)) return true;
+      continue;
+    }
+    values ??= Object.values(parseArguments(call.arguments) ?? {});
+    if (values.some((v) => (typeof v === 'string' || typeof v === 'number') && String(v) === h.value)) return true;
+    if (h.value.length >= 4 && namesToken(call.arguments, h.value)) return true;
+    if (command !== undefined && (h.kind === 'PID' || h.kind === 'job')) {
+      if (BARE_WAIT.test(command)) return true;
+      if (SHELL_COLLECT.test(command) && namesToken(command, h.value)) return true;
+    }
+  }
+  return false;
+}
+
+const FINISHED = /\b(?:completed?|finished|exited|done|failed|killed|terminated|stopped)\b/i;
+
+/** A message from the harness that a launch finished (`<task-notification>…ac27727…completed`): its result is in. */
+function tellsFinished(m: ChatMessage, launch: Launch): boolean {
+  const head = m.content.length > HEAD_CHARS ? m.content.slice(0, HEAD_CHARS) : m.content;
+  return (
+    FINISHED.test(head) &&
+    launch.handles.some((h) => h.kind !== 'output' && h.value.length >= 4 && namesToken(head, h.value))
+  );
+}
+
+/** A call that may have launched something: worth reading its activity for (most calls are not). */
+const MAY_LAUNCH = /&|nohup|setsid|disown|background|async|detach/i;
+
+/**
+ * The launches of `messages` not collected within them, oldest first, and which of the `carried` lines (an earlier
+ * working state's launches, `backgroundLine`s) are still not collected: a later call naming a handle collects one,
+ * and so does the harness saying it finished.
+ */
+export function openLaunchesOf(
+  messages: readonly ChatMessage[],
+  carried: readonly string[] = [],
+): { readonly carried: string[]; readonly launched: Launch[] } {
+  const open: { launch: Launch; line?: string }[] = [];
+  for (const line of carried) {
+    const launch = launchOfLine(line);
+    if (launch) open.push({ launch, line });
+  }
+  const resolved = resolveToolResultCallIds(messages);
+  const calls = new Map<string, ToolCall>();
+  const activities = new Map<string, ToolActivity>();
+  const activityOf = (call: ToolCall): ToolActivity => {
+    let a = activities.get(call.id);
+    if (!a) activities.set(call.id, (a = toolActivity(call, {})));
+    return a;
+  };
+  const close = (done: (launch: Launch) => boolean) => {
+    for (let k = open.length - 1; k >= 0; k--) if (done(open[k]!.launch)) open.splice(k, 1);
+  };
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant') {
+      for (const call of m.toolCalls ?? []) {
+        calls.set(call.id, call);
+        if (open.length > 0) close((launch) => collects(call, activityOf(call), launch));
+      }
+      return;
+    }
+    if (m.role !== 'user' && m.role !== 'tool') return;
+    if (open.length > 0) close((launch) => tellsFinished(m, launch));
+    if (m.role !== 'tool') return;
+    const call = calls.get(m.toolCallId || resolved[i] || '');
+    if (!call) return;
+    const head = m.content.length > HEAD_CHARS ? m.content.slice(0, HEAD_CHARS) : m.content;
+    if (!MAY_LAUNCH.test(call.arguments) && !GOES_ON.test(head) && !OWN.test(head.trim())) return;
+    const activity = activityOf(call);
+    const handles = launchHandles(activity, m);
+    if (handles) open.push({ launch: { label: launchLabel(call, activity), handles } });
+  });
+  return {
+    carried: open.flatMap((o) => (o.line !== undefined ? [o.line] : [])),
+    launched: open.filter((o) => o.line === undefined).map((o) => o.launch),
+  };
+}
