@@ -68,8 +68,13 @@ const program = new Command()
   .option('--dist <dir>', 'where the built services are (e.g. a worktree of an older commit, to compare)')
   .option('--keep-stack', 'leave the bench stack instance running at the end')
   .option(
+    '--rounds <n>',
+    'measured rounds of the ceiling and of the pipeline: the best of each is the figure (both vary run to run)',
+    '2',
+  )
+  .option(
     '--warmup-rounds <n>',
-    'untimed rounds of the ceiling and of the pipeline before the measured ones (JIT-compiled, caches warm)',
+    'pipeline rounds before the measured ones, not counted (the services JIT-compile their code)',
     '1',
   )
   .option('--latency-rates <list>', 'offered loads of the latency phase, msg/s', '10,25,50')
@@ -87,6 +92,7 @@ const opts = program.opts<{
   build: boolean;
   keepStack?: boolean;
   latencyRates: string;
+  rounds: string;
   warmupRounds: string;
   dist?: string;
   data: string;
@@ -95,8 +101,13 @@ const opts = program.opts<{
 }>();
 const phases = new Set(opts.phases.split(','));
 const Q = opts.quick === true;
-const WARMUP_ROUNDS = Number(opts.warmupRounds);
-if (!Number.isInteger(WARMUP_ROUNDS) || WARMUP_ROUNDS < 0) throw new Error('--warmup-rounds: a whole number ≥ 0');
+const wholeNumber = (value: string, name: string, min: number): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name}: a whole number ≥ ${min}, not ${value}`);
+  return n;
+};
+const ROUNDS = wholeNumber(opts.rounds, '--rounds', 1);
+const WARMUP_ROUNDS = wholeNumber(opts.warmupRounds, '--warmup-rounds', 0);
 
 /** Sizes of the run (quick: a smoke run of well under a minute of measuring). */
 const SIZE = {
@@ -282,6 +293,11 @@ interface CeilingResult {
   chainPerSec: number;
   bottleneckPerSec: number;
   cpuMs: { produce: CpuSnapshot; consume: CpuSnapshot; mongo: CpuSnapshot; chain: CpuSnapshot };
+}
+
+/** The round with the highest `score` (the first of equals). */
+function bestOf<T>(rounds: readonly T[], score: (r: T) => number): T {
+  return rounds.reduce((best, r) => (score(r) > score(best) ? r : best));
 }
 
 async function ceiling(
@@ -886,11 +902,14 @@ async function main(): Promise<void> {
   try {
     const basePids = pidsOf(undefined, settings);
     if (phases.has('ceiling')) {
-      for (let i = 1; i <= WARMUP_ROUNDS; i++) {
-        const warm = await ceiling(kafka, producer, mongo, pool, basePids, `warmup${i}`);
-        log(`ceiling, warm-up round ${i} (not counted): bottleneck ${warm.bottleneckPerSec} msg/s`);
+      // Its raw rates move by a quarter from one round to the next on this machine: the best round is the ceiling.
+      const rounds: CeilingResult[] = [];
+      for (let i = 1; i <= ROUNDS; i++) {
+        rounds.push(await ceiling(kafka, producer, mongo, pool, basePids, `round${i}`));
+        log(`ceiling, round ${i}: bottleneck ${rounds[rounds.length - 1]!.bottleneckPerSec} msg/s`);
       }
-      results.ceiling = await ceiling(kafka, producer, mongo, pool, basePids, 'measured');
+      results.ceiling = bestOf(rounds, (r) => r.bottleneckPerSec);
+      results.ceilingRounds = rounds.map((r) => r.bottleneckPerSec);
     }
     if (phases.has('pipeline') || phases.has('latency') || phases.has('growth')) {
       log('starting the services');
@@ -898,14 +917,19 @@ async function main(): Promise<void> {
       const pids = pidsOf(main, settings);
       if (phases.has('pipeline')) {
         // The first round after the services start also pays for their JIT compilation (V8's compiler threads
-        // count in the process's CPU): reported apart, the measured round is the next one.
+        // count in the process's CPU): reported apart. Then the measured rounds, the best of them as the ceiling's.
         for (let i = 1; i <= WARMUP_ROUNDS; i++) {
           const warm = await pipeline(main, kafka, producer, pool, pids, `warmup${i}`);
           if (i === 1) results.pipelineFirstRound = warm;
           log(`pipeline, warm-up round ${i} (not counted): ${JSON.stringify(warm)}`);
         }
-        results.pipeline = await pipeline(main, kafka, producer, pool, pids, 'measured');
-        log(`pipeline: ${JSON.stringify(results.pipeline)}`);
+        const rounds: PipelineResult[] = [];
+        for (let i = 1; i <= ROUNDS; i++) {
+          rounds.push(await pipeline(main, kafka, producer, pool, pids, `round${i}`));
+          log(`pipeline, round ${i}: ${JSON.stringify(rounds[rounds.length - 1])}`);
+        }
+        results.pipeline = bestOf(rounds, (r) => r.visiblePerSec);
+        results.pipelineRounds = rounds.map((r) => r.visiblePerSec);
       }
       if (phases.has('latency')) {
         // What the processes use with nothing to do (heartbeats, long-polling fetches, metrics), to read the
@@ -978,6 +1002,7 @@ async function main(): Promise<void> {
   const out = {
     startedAt,
     quick: Q,
+    rounds: ROUNDS,
     warmupRounds: WARMUP_ROUNDS,
     machine,
     sizes: SIZE,
@@ -995,6 +1020,8 @@ function print(r: {
   ceiling?: CeilingResult;
   pipeline?: PipelineResult;
   pipelineFirstRound?: PipelineResult;
+  ceilingRounds?: number[];
+  pipelineRounds?: number[];
   idleCpuPercent?: Record<string, number>;
   latency?: LatencyResult[];
   growth?: { bands: GrowthBand[]; gets: GetResult[] };
@@ -1007,7 +1034,11 @@ function print(r: {
     t.push(['ceiling: kafkajs produce (msg/s)', c.kafkaProducePerSec, `${c.records} records, ${c.megabytes} MB`]);
     t.push(['ceiling: consumer group consume (msg/s)', c.kafkaConsumePerSec, '']);
     t.push(['ceiling: MongoDB-wire bulk writes (msg/s)', c.mongoBulkPerSec, 'message inserts + session updates']);
-    t.push(['ceiling: bottleneck = min of the three (msg/s)', c.bottleneckPerSec, '1.00']);
+    t.push([
+      'ceiling: bottleneck = min of the three (msg/s)',
+      c.bottleneckPerSec,
+      r.ceilingRounds && r.ceilingRounds.length > 1 ? `1.00; best of rounds ${r.ceilingRounds.join(', ')}` : '1.00',
+    ]);
     t.push([
       'ceiling: consume → bulk write → commit (msg/s)',
       c.chainPerSec,
@@ -1017,12 +1048,14 @@ function print(r: {
   const p = r.pipeline;
   if (p) {
     t.push(['pipeline: publish (msg/s)', p.publishPerSec, `${p.sessions} sessions, ${p.records} messages`]);
+    const rounds =
+      r.pipelineRounds && r.pipelineRounds.length > 1 ? `; best of rounds ${r.pipelineRounds.join(', ')}` : '';
     t.push([
       'pipeline: publish → visible (msg/s)',
       p.visiblePerSec,
       c
-        ? `${round(p.visiblePerSec / c.bottleneckPerSec, 2)} of the ceiling, ${round(p.visiblePerSec / c.chainPerSec, 2)} of the chain`
-        : '',
+        ? `${round(p.visiblePerSec / c.bottleneckPerSec, 2)} of the ceiling, ${round(p.visiblePerSec / c.chainPerSec, 2)} of the chain${rounds}`
+        : rounds.slice(2),
     ]);
     t.push([
       'pipeline: publish → compaction done (msg/s)',
