@@ -37,11 +37,13 @@ export function sessionStats(state: SessionState): SessionStats {
   const entries = state.entries;
   // Spans hidden by an edit with no replacement (a dropped marker) leave a gap between entries.
   let next = 0;
+  let dropStages: Map<number, Stage> | undefined;
   const gap = (to: number) => {
     if (to < next) return;
     let before = 0;
     for (let p = next; p <= to; p++) before += state.originalTokens[p]!;
-    const stage = stageOfGap(state, next);
+    dropStages ??= stagesOfDrops(state);
+    const stage = dropStages.get(next) ?? 'keep-within-budget';
     savedByStage[stage] = (savedByStage[stage] ?? 0) + before;
   };
   for (const e of entries) {
@@ -96,12 +98,17 @@ export function sessionStats(state: SessionState): SessionStats {
 }
 
 /** The stage of the latest active edit without replacement that starts at `from` (a gap in the view). */
-function stageOfGap(state: SessionState, from: number): Stage {
-  for (let k = state.active.length - 1; k >= 0; k--) {
-    const b = state.blocks.get(state.active[k]!)!;
-    if (b.edits.some((e) => e.from === from && e.replacement.length === 0)) return b.stage;
+/**
+ * The stage of the newest active block that drops (replaces by nothing) a span starting at each position: what a
+ * gap between entries is counted as saved by (one pass over the active blocks, not one per gap).
+ */
+function stagesOfDrops(state: SessionState): Map<number, Stage> {
+  const out = new Map<number, Stage>();
+  for (const id of state.active) {
+    const b = state.blocks.get(id)!;
+    for (const e of b.edits) if (e.replacement.length === 0) out.set(e.from, b.stage);
   }
-  return 'keep-within-budget';
+  return out;
 }
 
 /** Explain an over-budget history by what compaction may not touch, when that alone is over the budget. */
