@@ -6,6 +6,7 @@ import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-ou
 import { toolActivity } from '../summarizer/tool-activity';
 import { clip, formatKeyArgs, looksLikeError, makeBlock, oneLine, type StageContext } from './common';
 import { CHARS_PER_TOKEN, WORKING_STATE_HEADING, workingStateChars, workingStateOf } from './working-state';
+import { memoOfString } from './memo';
 
 export const SPLIT_TURN_HEADER = '[Turn prefix compressed';
 /** The count in a note's header (`[Turn prefix compressed — 5 earlier tool call(s)]`). */
@@ -61,10 +62,10 @@ function stepLinesOf(content: string): string[] {
 }
 
 /** A step line whose call failed, read back as its call and result (`callOfStepLine`) and judged as any result is. */
-function failedStep(line: string): boolean {
+const failedStep = memoOfString((line: string): boolean => {
   const step = callOfStepLine(line, 'step');
   return step !== undefined && !callOutcome(toolActivity(step.call, {}), step.result).ok;
-}
+});
 
 /**
  * The `n` step lines a cut note keeps, in order: its newest, the newest of its failed calls (what went wrong must
@@ -83,6 +84,12 @@ export function keptSteps(steps: readonly string[], n: number): string[] {
  * while the view is over the budget).
  */
 export function shortNote(content: string, keepState: boolean): string {
+  return keepState ? shortNoteWithState(content) : shortNoteBare(content);
+}
+const shortNoteWithState = memoOfString((content: string) => cutNote(content, true));
+const shortNoteBare = memoOfString((content: string) => cutNote(content, false));
+
+function cutNote(content: string, keepState: boolean): string {
   const lines = content.split('\n');
   const at = lines.indexOf(STEPS_HEADING);
   const steps = keptSteps(stepLinesOf(content), 3);
