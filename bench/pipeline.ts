@@ -1015,6 +1015,12 @@ async function main(): Promise<void> {
   log(`wrote ${opts.out}`);
 }
 
+/** `kafka 172`, one process a line. */
+const perProcess = (cpu: Record<string, number>): string =>
+  Object.entries(cpu)
+    .map(([k, v]) => `${k} ${v}`)
+    .join('\n');
+
 function print(r: {
   machine: { cpu: string; cores: number; node: string; loadAverageStart: number[]; loadAverageEnd: number[] };
   ceiling?: CeilingResult;
@@ -1062,13 +1068,7 @@ function print(r: {
       p.compactionDonePerSec,
       c ? `${round(p.compactionDonePerSec / c.bottleneckPerSec, 2)} of the ceiling` : '',
     ]);
-    t.push([
-      'pipeline: CPU µs per message by process',
-      Object.entries(p.cpuMsPerMessage)
-        .map(([k, v]) => `${k} ${v}`)
-        .join('\n'),
-      'user+system, /proc',
-    ]);
+    t.push(['pipeline: CPU µs per message by process', perProcess(p.cpuMsPerMessage), 'user+system, /proc']);
   }
   const f = r.pipelineFirstRound;
   if (f) {
@@ -1079,9 +1079,7 @@ function print(r: {
     ]);
     t.push([
       'pipeline, first round: CPU µs per message by process',
-      Object.entries(f.cpuMsPerMessage)
-        .map(([k, v]) => `${k} ${v}`)
-        .join('\n'),
+      perProcess(f.cpuMsPerMessage),
       'JIT compilation included',
     ]);
   }
