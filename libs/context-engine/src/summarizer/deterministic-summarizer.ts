@@ -2,7 +2,7 @@ import type { ChatMessage } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
 import { backgroundLine, compactBackgroundLine, isBackgroundLine, type Launch, openLaunchesOf } from './background';
 import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
-import { filesInListing, filesNamedIn, listsFiles, namesOfCall, symbolName } from './names';
+import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
 import { labelTargets, resolvedTargets, type ToolActivity, toolActivity } from './tool-activity';
@@ -370,8 +370,10 @@ function absorbMessages(
         for (const path of filesInListing(m.content))
           if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
       } else if ((call && !call.activity.files.every((f) => f.action === 'read')) || line !== undefined) {
-        // Files an output names (a stack trace, a failing test, a build error, git status): seen too.
-        for (const path of filesNamedIn(m.content)) if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
+        // Files an output names (a stack trace, a failing test, a build error, git status): seen too; of a failed
+        // output, those its failure lines name.
+        const named = line !== undefined ? filesOfFailure(m.content) : filesNamedIn(m.content);
+        for (const path of named) if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
       }
       if (call) recordAbsolutePaths(model, call.activity, m.content);
       if (call?.activity.command !== undefined) {

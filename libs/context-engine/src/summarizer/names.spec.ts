@@ -1,4 +1,5 @@
-import { filesInListing, filesNamedIn, listsFiles, namesOfCall, symbolName } from './names';
+import { summarizeDeterministic } from './deterministic-summarizer';
+import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 
 const noFiles = () => ({ command: undefined, files: [] });
 const shell = (command: string) => ({ command, files: [] });
@@ -99,5 +100,50 @@ describe('what a text or a call names', () => {
     ]);
     const many = Array.from({ length: 30 }, (_, i) => `f${i}.ts`).join(' ');
     expect(filesNamedIn(many)).toHaveLength(20);
+  });
+});
+
+describe('filesOfFailure: the files a failed output points at', () => {
+  const progress = (n: number) =>
+    Array.from({ length: n }, (_, j) => `  compiled src/module_${j}.ts (${j * 7} ms)`).join('\n');
+
+  it("takes the files of its failure lines (a compiler's location, a stack frame), not every file it went through", () => {
+    const build = `${progress(60)}\nsrc/index.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.`;
+    expect(filesOfFailure(build)).toEqual(['src/index.ts']);
+    // The first 20 files named are progress lines: the culprit was not among them.
+    expect(filesNamedIn(build)).not.toContain('src/index.ts');
+    const trace = `${progress(30)}\nTraceback (most recent call last):\n  File "app/main.py", line 3, in <module>\n    run()\nValueError: bad`;
+    expect(filesOfFailure(trace)).toEqual(['app/main.py']);
+    const jest = `${progress(5)}\n  ● sums › adds\n    at Object.<anonymous> (test/sum.test.ts:7:19)`;
+    expect(filesOfFailure(jest)).toEqual(['test/sum.test.ts']);
+  });
+
+  it('reads the end of a long output, where a build says what failed', () => {
+    const long = `${progress(3000)}\nlib/last.ts:3:1 - error TS1005: ';' expected.`;
+    expect(long.length).toBeGreaterThan(30_000);
+    expect(filesOfFailure(long)).toEqual(['lib/last.ts']);
+  });
+
+  it('falls back to every file named when no line points anywhere', () => {
+    expect(filesOfFailure('could not open config.yaml\nsee README.md')).toEqual(
+      filesNamedIn('could not open config.yaml\nsee README.md'),
+    );
+  });
+
+  it("in a note: a failed build's culprit is a file seen, its progress lines are not", () => {
+    const body = `${progress(60)}\nsrc/index.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.\nExit code 2`;
+    const { text } = summarizeDeterministic({
+      messages: [
+        { role: 'user', content: 'build it' },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'b', name: 'Bash', arguments: JSON.stringify({ command: 'npm run build' }) }],
+        },
+        { role: 'tool', toolCallId: 'b', toolName: 'Bash', content: body },
+      ],
+    });
+    expect(text).toContain('- src/index.ts (seen)');
+    expect(text).not.toContain('src/module_0.ts');
   });
 });

@@ -162,6 +162,29 @@ function wholeLines(text: string): string {
 
 const NAMED_FILE =
   /(?<![\w@./-])(?:[\w@.-]+\/)*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|proto)(?![\w/])/g;
+/**
+ * A line that points at a place in a file (`src/a.ts:12:5`, `a.ts(12,5)`, `File "a.py", line 12`) or says what
+ * failed.
+ */
+const FAILURE_LINE =
+  /\.\w{1,10}(?::\d+|\(\d+,\d+\))|", line \d+|\b(?:error|failed|failure|exception|traceback|panic|fatal)\b/i;
+
+/**
+ * The files a failed output names on its failure lines (a stack frame, a compiler's `file(12,5): error`, a failing
+ * test's file), read in its first 20,000 and last 10,000 characters, at most 20: a build's progress lines name every
+ * file it compiled, and the culprit comes last. Every file it names (`filesNamedIn`) when no line points anywhere.
+ */
+export function filesOfFailure(text: string): string[] {
+  const ends = text.length <= 30_000 ? text : `${text.slice(0, 20_000)}\n${text.slice(-10_000)}`;
+  const out = new Set<string>();
+  for (const line of wholeLines(ends).split('\n')) {
+    if (!FAILURE_LINE.test(line)) continue;
+    for (const m of line.matchAll(NAMED_FILE)) out.add(m[0].replace(/^\.\//, ''));
+    if (out.size >= 20) break;
+  }
+  return out.size > 0 ? [...out].slice(0, 20) : filesNamedIn(text);
+}
+
 /** Up to 20 file paths an output names (bounded: the first 20,000 characters). */
 export function filesNamedIn(text: string): string[] {
   const out = new Set<string>();
