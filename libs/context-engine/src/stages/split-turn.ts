@@ -86,8 +86,10 @@ export function keptSteps(steps: readonly string[], n: number): string[] {
 export function shortNote(content: string, keepState: boolean): string {
   return keepState ? shortNoteWithState(content) : shortNoteBare(content);
 }
-const shortNoteWithState = memoOfString((content: string) => cutNote(content, true));
-const shortNoteBare = memoOfString((content: string) => cutNote(content, false));
+/** Notes of the views being compacted come back; a few hundred kilobytes of them at most are kept. */
+const NOTES_KEPT = 256;
+const shortNoteWithState = memoOfString((content: string) => cutNote(content, true), NOTES_KEPT);
+const shortNoteBare = memoOfString((content: string) => cutNote(content, false), NOTES_KEPT);
 
 function cutNote(content: string, keepState: boolean): string {
   const lines = content.split('\n');
