@@ -83,10 +83,10 @@ export function focusOf(result: string, reaction: string, call = ''): Focus {
 }
 
 /**
- * The lines (indexes of `text.split('\n')`, ascending) each of `terms` is a whole word in (with a `limit`: only the
- * first `limit` terms found, each in some line): not preceded or followed
- * by a letter, digit, `_` or `$` (`queued` is not in `queuedMessages`); a dot is a boundary, so `total_seconds` is
- * found in `value.total_seconds`. A native search per term, not a pass over every identifier of the text.
+ * The lines (indexes of `text.split('\n')`, ascending) each of `terms` is a whole word in, for the terms found (with
+ * a `limit`: the first `limit` of them). A whole word: not preceded or followed by a letter, digit, `_` or `$`
+ * (`queued` is not in `queuedMessages`); a dot is a boundary, so `total_seconds` is found in `value.total_seconds`.
+ * A native search per term, not a pass over every identifier of the text.
  */
 function linesOfTerms(text: string, terms: Iterable<string>, limit = Infinity): Map<string, number[]> {
   const at = new Map<string, number[]>();
@@ -101,7 +101,7 @@ function linesOfTerms(text: string, terms: Iterable<string>, limit = Infinity): 
         const line = lineOf(lineStarts, p);
         if (list[list.length - 1] !== line) list.push(line);
       }
-    if (list.length > 0 || limit === Infinity) at.set(term, list);
+    if (list.length > 0) at.set(term, list);
   }
   return at;
 }

@@ -1,17 +1,12 @@
+import { LRUCache } from 'lru-cache';
+
 /**
- * A bounded memo of a pure function of a string: the same note is squeezed again at every compaction of a long
- * session, and reading its step lines back (`callOfStepLine`, `toolActivity`, `callOutcome`) was a third of the
- * compaction service's CPU on a 10,000-message session. Cleared whole when full: cheap, and the strings in use come
- * back at once. Strings only (immutable; equal strings, equal answers).
+ * A bounded memo (least recently used out) of a pure function of a string: the same note is squeezed again at every
+ * compaction of a long session, and reading its step lines back (`callOfStepLine`, `toolActivity`, `callOutcome`) was
+ * a third of the compaction service's CPU on a 10,000-message session. Strings only (immutable; equal strings, equal
+ * answers); `T` is never undefined.
  */
-export function memoOfString<T>(fn: (s: string) => T, max = 4096): (s: string) => T {
-  const cache = new Map<string, T>();
-  return (s: string): T => {
-    const hit = cache.get(s);
-    if (hit !== undefined || cache.has(s)) return hit as T;
-    if (cache.size >= max) cache.clear();
-    const value = fn(s);
-    cache.set(s, value);
-    return value;
-  };
+export function memoOfString<T extends NonNullable<unknown>>(fn: (s: string) => T, max = 4096): (s: string) => T {
+  const cache = new LRUCache<string, T>({ max, memoMethod: (s) => fn(s) });
+  return (s: string): T => cache.memo(s);
 }
