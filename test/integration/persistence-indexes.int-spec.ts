@@ -1,5 +1,6 @@
 import mongoose, { type Connection, type mongo } from 'mongoose';
-import { ensureIndexes } from '@ctxledger/persistence';
+import { dropIndexes, ensureIndexes } from '@ctxledger/persistence';
+import { ensureReadModelIndexes } from '../../apps/session-service/src/read-models/read-model.store';
 import { testStack, unique } from '../support/stack-settings';
 
 describe('ensureIndexes on the MongoDB-wire server', () => {
@@ -35,5 +36,29 @@ describe('ensureIndexes on the MongoDB-wire server', () => {
     await expect(a.db!.collection('messages').insertOne({ sessionId: 's', position: 0 })).rejects.toMatchObject({
       code: 11000,
     });
+  });
+
+  const indexNames = async (collection: string) =>
+    (await a.db!.collection(collection).listIndexes().toArray()).map((i) => i.name as string).sort();
+
+  it('dropIndexes drops the named indexes that exist, leaves the others, and tolerates a concurrent dropper', async () => {
+    await ensureIndexes(a.db!, 'dropped', indexes);
+    await Promise.all([
+      dropIndexes(a.db!, 'dropped', ['session_client_message_id', 'never_made']),
+      dropIndexes(b.db!, 'dropped', ['session_client_message_id']),
+    ]);
+    expect(await indexNames('dropped')).toEqual(['_id_', 'session_position']);
+    await expect(dropIndexes(a.db!, 'no_such_collection', ['session_position'])).resolves.toBeUndefined();
+  });
+
+  it("the read model's boot drops the messages index of earlier versions and keeps the one its reads use", async () => {
+    const db = a.useDb(`${dbName}_rm`).db!;
+    await ensureIndexes(db, 'session_messages', indexes); // a database made by an earlier version
+    await ensureReadModelIndexes(db);
+    expect((await db.collection('session_messages').listIndexes().toArray()).map((i) => i.name).sort()).toEqual([
+      '_id_',
+      'session_position',
+    ]);
+    await db.dropDatabase();
   });
 });

@@ -32,3 +32,26 @@ export async function ensureIndexes(
     }
   }
 }
+
+/**
+ * Drops indexes a collection no longer needs (each one costs every insert), where they exist: a database
+ * made by an older version has them, a new one never had them. Tolerates a missing collection or index and
+ * another process dropping the same index at the same moment.
+ */
+export async function dropIndexes(db: mongo.Db, collection: string, names: readonly string[]): Promise<void> {
+  const existing = await db
+    .collection(collection)
+    .listIndexes()
+    .toArray()
+    .then((list) => new Set(list.map((i) => i.name as string)))
+    .catch(() => new Set<string>()); // the collection does not exist yet
+  for (const name of names) {
+    if (!existing.has(name)) continue;
+    await db
+      .collection(collection)
+      .dropIndex(name)
+      .catch((error: unknown) => {
+        if ((error as { code?: number }).code !== 27) throw error; // 27 IndexNotFound: dropped meanwhile
+      });
+  }
+}

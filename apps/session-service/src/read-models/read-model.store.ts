@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
-import { ensureIndexes } from '@ctxledger/persistence';
+import { dropIndexes, ensureIndexes } from '@ctxledger/persistence';
 import type { Connection, mongo } from 'mongoose';
 import type { BlockDocument, BlockHeadDocument } from './blocks/block.document';
 import type { MessageDocument } from './messages/message.document';
@@ -43,20 +43,27 @@ export class ReadModelStore implements OnModuleInit {
 }
 
 const INDEXES: Record<string, mongo.IndexDescription[]> = {
-  [COLLECTIONS.messages]: [
-    { key: { sessionId: 1, position: 1 }, name: 'session_position', unique: true },
-    { key: { sessionId: 1, clientMessageId: 1 }, name: 'session_client_message_id' },
-  ],
+  [COLLECTIONS.messages]: [{ key: { sessionId: 1, position: 1 }, name: 'session_position', unique: true }],
   [COLLECTIONS.blocks]: [{ key: { sessionId: 1, createdOffset: 1 }, name: 'session_created_offset' }],
 };
 
 /**
- * Creates the read model's missing collections and indexes (see ensureIndexes for FerretDB's quirk). Every
+ * Indexes of earlier versions that no query uses: dropped where they exist. (`session_client_message_id`: the
+ * projector reads a session's message ids by `sessionId`, which `session_position` serves; the extra index cost
+ * every message insert about a tenth of FerretDB's CPU for it.)
+ */
+const OBSOLETE_INDEXES: Record<string, string[]> = {
+  [COLLECTIONS.messages]: ['session_client_message_id'],
+};
+
+/**
+ * Creates the read model's missing collections and indexes, and drops its obsolete ones (see ensureIndexes for FerretDB's quirk). Every
  * collection exists before the projector writes: FerretDB v1 was seen to hang (every connection waiting, no
  * CPU) when concurrent batches created the same collection implicitly.
  */
 export async function ensureReadModelIndexes(db: mongo.Db): Promise<void> {
   for (const [collection, indexes] of Object.entries(INDEXES)) await ensureIndexes(db, collection, indexes);
+  for (const [collection, names] of Object.entries(OBSOLETE_INDEXES)) await dropIndexes(db, collection, names);
   const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
   for (const name of Object.values(COLLECTIONS)) {
     if (existing.has(name)) continue;
