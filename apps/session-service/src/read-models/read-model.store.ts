@@ -57,9 +57,9 @@ const OBSOLETE_INDEXES: Record<string, string[]> = {
 };
 
 /**
- * Creates the read model's missing collections and indexes, and drops its obsolete ones (see ensureIndexes for FerretDB's quirk). Every
- * collection exists before the projector writes: FerretDB v1 was seen to hang (every connection waiting, no
- * CPU) when concurrent batches created the same collection implicitly.
+ * Creates the read model's missing collections and indexes (see ensureIndexes for FerretDB's quirk) and drops
+ * its obsolete indexes. Every collection exists before the projector writes: FerretDB v1 was seen to hang (every
+ * connection waiting, no CPU) when concurrent batches created the same collection implicitly.
  */
 export async function ensureReadModelIndexes(db: mongo.Db): Promise<void> {
   for (const [collection, indexes] of Object.entries(INDEXES)) await ensureIndexes(db, collection, indexes);
