@@ -772,7 +772,8 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
       mine.push(c);
       used += lineSize(c.text);
     }
-    // The newest user request and the first (usually the task) always survive, cut to what is left.
+    // The newest user request and the first (usually the task) survive, cut to what is left (see below for a bound
+    // too small for them).
     if (key === 'userRequests' && mine.length < Math.min(2, list.length)) {
       const both = list.slice(0, 2);
       const each = Math.max(60, Math.floor((alloc[key] - reserve) / both.length) - 3);
@@ -780,7 +781,8 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     }
     kept[key] = mine;
   }
-  let currentState = oneLine(model.state, Math.max(0, alloc.currentState - 1));
+  // A state cut to its mark alone ("…") tells nothing: left out.
+  let currentState = alloc.currentState > 2 ? oneLine(model.state, alloc.currentState - 1) : '';
   const build = () => {
     const omitted = emptyOmitted();
     const chosen = {} as Record<ListKey, string[]>;
@@ -809,6 +811,14 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     });
     return n;
   };
+  // A bound too small for the two requests kept above (a few hundred characters): they are cut shorter, the task
+  // first, and one that would keep too little is left out.
+  for (let at = kept.userRequests.length - 1; at >= 0 && measure() > maxChars; at--) {
+    const c = kept.userRequests[at]!;
+    const room = c.text.length - (measure() - maxChars);
+    if (room >= MIN_REQUEST_CUT) kept.userRequests[at] = { ...c, text: oneLine(c.text, room) };
+    else kept.userRequests.splice(at, 1);
+  }
   // What the shares left unused (sections under their share, headings not rendered) goes to the items left out,
   // the most telling sections first, as long as the whole stays within maxChars.
   for (const key of FILL_ORDER) {
@@ -883,6 +893,9 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   const { text, sections, omitted } = result;
   return { text, sections, omitted, inputChars, maxChars, notSmaller: text.length >= inputChars };
 }
+
+/** A user request is not cut shorter than this (its mark included): less tells nothing of what was asked. */
+const MIN_REQUEST_CUT = 20;
 
 /** How short a launch's label is cut when its line must make room (0: the tool's name alone). */
 const LAUNCH_LABEL_CUTS = [32, 0];
