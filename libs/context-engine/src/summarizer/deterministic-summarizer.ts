@@ -72,8 +72,6 @@ const LIMITS = {
   errorLine: 160,
   pending: 200,
   pendingItems: 12,
-  /** Launches whose lines are kept before other sections' items (the newest first). */
-  launches: 3,
   state: 1500,
 };
 
@@ -776,7 +774,7 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     // too small for them).
     if (key === 'userRequests' && mine.length < Math.min(2, list.length)) {
       const both = list.slice(0, 2);
-      const each = Math.max(60, Math.floor((alloc[key] - reserve) / both.length) - 3);
+      const each = Math.max(REQUEST_FLOOR, Math.floor((alloc[key] - reserve) / both.length) - 3);
       mine.splice(0, mine.length, ...both.map((c) => ({ ...c, text: oneLine(c.text, each) })));
     }
     kept[key] = mine;
@@ -831,11 +829,12 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
       }
     }
   }
-  // The newest unresolved error, the most important file and the work left running (its ids are nowhere else) are
-  // never dropped while the less telling sections (decisions, symbols, other pending work, commands, the current
-  // state, other files) have room to give; an error's line is cut shorter at each try.
-  const launchLines = cands.pendingWork.filter((c) => isBackgroundLine(c.text)).slice(0, LIMITS.launches);
-  const launchOrders = new Set(launchLines.map((c) => c.order));
+  // The newest unresolved error, the most important file and every launch not collected (its ids are nowhere else:
+  // one left out of a small note is lost for good) are never dropped while the less telling sections (decisions,
+  // symbols, other pending work, commands, the current state, other files) have room to give; an error's line is cut
+  // shorter at each try; a launch takes, last, the room of the requests (`requestGives`).
+  const isLaunch = (c: Candidate): boolean => isBackgroundLine(c.text);
+  const launchLines = cands.pendingWork.filter(isLaunch);
   const musts: readonly (readonly [ListKey, Candidate | undefined])[] = [
     ['errorsSeen', cands.errorsSeen[0]],
     ['filesTouched', cands.filesTouched[0]],
@@ -845,20 +844,33 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   const give = (): boolean => {
     for (const k of GIVERS)
       for (let at = kept[k].length - 1; at >= 0; at--)
-        if (!launchOrders.has(kept[k][at]!.order)) return kept[k].splice(at, 1).length > 0;
+        if (!(k === 'pendingWork' && isLaunch(kept[k][at]!))) return kept[k].splice(at, 1).length > 0;
     return false;
   };
   /** Cuts a kept launch's line to the next shorter form, every line to one form before any to the next. */
   const compactALaunch = (): boolean => {
     for (const n of LAUNCH_LABEL_CUTS)
       for (const [at, c] of kept.pendingWork.entries()) {
-        if (!launchOrders.has(c.order) || !c.cut) continue;
+        if (!isLaunch(c) || !c.cut) continue;
         const shorter = c.cut(n);
         if (shorter.length >= c.text.length) continue;
         kept.pendingWork[at] = { ...c, text: shorter };
         return true;
       }
     return false;
+  };
+  /**
+   * The last room a launch takes: the least telling request goes (not the newest nor the task), then the longest
+   * one is cut 40 characters shorter, not under REQUEST_FLOOR.
+   */
+  const requestGives = (): boolean => {
+    const requests = kept.userRequests;
+    if (requests.length > 2) return requests.pop() !== undefined;
+    const at = requests.reduce((best, c, k) => (c.text.length > (requests[best]?.text.length ?? 0) ? k : best), -1);
+    const c = requests[at];
+    if (!c || c.text.length <= REQUEST_FLOOR) return false;
+    requests[at] = { ...c, text: oneLine(c.text, Math.max(REQUEST_FLOOR, c.text.length - 40)) };
+    return true;
   };
   for (const [key, first] of musts) {
     if (!first || (key === 'pendingWork' ? kept[key].some((c) => c.order === first.order) : kept[key].length > 0))
@@ -881,7 +893,7 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
       else if (key === 'pendingWork' && compactALaunch()) continue;
       else if (currentState !== '')
         currentState = currentState.length > 100 ? oneLine(currentState, currentState.length - 80) : '';
-      else break;
+      else if (key !== 'pendingWork' || !requestGives()) break;
     }
     if (!fitted) {
       // Nothing gained: give the others their room back.
@@ -896,6 +908,8 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
 
 /** A user request is not cut shorter than this (its mark included): less tells nothing of what was asked. */
 const MIN_REQUEST_CUT = 20;
+/** A request is not cut shorter than this to make room for a launch (as for the newest and the task in a tight note). */
+const REQUEST_FLOOR = 60;
 
 /** How short a launch's label is cut when its line must make room (0: the tool's name alone). */
 const LAUNCH_LABEL_CUTS = [32, 0];
