@@ -100,6 +100,36 @@ describe('launchHandles: the ids of work a call left running', () => {
   });
 });
 
+describe('launchHandles: the cheap first test passes over no report of work going on', () => {
+  it('finds the id after every wording of a call that did not ask for a background run, in any case', () => {
+    // A plain call (no flag, no `&`): only its result's words can tell that the work goes on.
+    const plain = newCall('run', { what: 'server' });
+    const wordings = [
+      'Started in the background',
+      'Moved into the background',
+      'Spawned in background',
+      'Background job queued',
+      'Background PIDs: 4242',
+      'Asynchronous task started',
+      'Async command launched',
+      'The process is still running',
+      'Agent running',
+      'Still running',
+    ];
+    for (const wording of wordings)
+      for (const text of [wording, wording.toUpperCase(), wording.toLowerCase()])
+        expect(handlesOf(plain, `log line\n${text}.\njob id: 4242`)).toContainEqual(
+          expect.objectContaining({ value: '4242' }),
+        );
+    // Our own wording of a step line read back (`ok: background …`) is a launch whatever the call.
+    expect(handlesOf(plain, 'background agentId a9cad17, output …/a9cad17.output')).toEqual([
+      { kind: 'agentId', value: 'a9cad17' },
+      { kind: 'output', value: '…/a9cad17.output' },
+    ]);
+    expect(handlesOf(plain, 'Server ready.\njob id: 4242')).toBeUndefined();
+  });
+});
+
 describe("a call's line keeps the handles of what it launched", () => {
   it('step lines and command outcomes name the id and the output, and read back as a launch', () => {
     const c = task('Poem about Thai green curry');

@@ -1,11 +1,11 @@
-import type { ChatMessage } from '../model/message';
+import type { ChatMessage, ToolCall } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
 import { backgroundLine, compactBackgroundLine, isBackgroundLine, type Launch, openLaunchesOf } from './background';
 import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
-import { labelTargets, resolvedTargets, type ToolActivity, toolActivity } from './tool-activity';
+import { activitiesOf, labelTargets, resolvedTargets, type ToolActivity } from './tool-activity';
 
 /**
  * The offline summarizer: a structured, bounded, deterministic digest of a span of conversation, built
@@ -326,11 +326,11 @@ function absorbMessages(
   messages: readonly ChatMessage[],
   plan: readonly PlanItem[] | undefined,
   launched: readonly Launch[],
+  activities: ReadonlyMap<ToolCall, ToolActivity>,
 ): void {
   const resolved = resolveToolResultCallIds(messages);
   const calls = new Map<string, { activity: ToolActivity; index: number; name: string }>();
   const answered = new Set<string>();
-  const shell = { lastOpened: undefined as string | undefined };
   let lastUser = -1;
   let lastAssistantText = -1;
 
@@ -346,7 +346,7 @@ function absorbMessages(
         for (const x of m.content.matchAll(/`([^`\n]{3,80})`/g)) addSymbol(model, x[1]!, rank, true);
       }
       for (const call of m.toolCalls ?? []) {
-        const activity = toolActivity(call, shell);
+        const activity = activities.get(call)!;
         model.toolWords.add(call.name);
         const program = activity.command?.match(/^\S+/)?.[0];
         if (program) model.toolWords.add(program);
@@ -734,12 +734,14 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     model.requests.push({ text: oneLine(`Earlier summary: ${previous}`, LIMITS.request * 2), rank: -2_000_000_000 });
   }
   const plan = latestPlanOf(input.messages);
+  const activities = activitiesOf(input.messages);
   const launches = openLaunchesOf(
     input.messages,
     model.pending.map((x) => x.text),
+    activities,
   );
   dropStalePending(model, input.messages, plan !== undefined, new Set(launches.carried));
-  absorbMessages(model, input.messages, plan, launches.launched);
+  absorbMessages(model, input.messages, plan, launches.launched, activities);
 
   const inputChars = input.messages.reduce((s, m) => s + messageChars(m), 0) + (input.previousSummary?.length ?? 0);
   const maxChars =
