@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import type { ChatMessage, ToolCall } from '../model/message';
 import type { EffectiveEntry } from '../overlay';
+import { launchOfLine } from '../summarizer/background';
 import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-outcome';
 import { toolActivity } from '../summarizer/tool-activity';
+import { answer, newCall, say } from '../testing/fixtures';
 import { keptSteps, shortNote, STEPS_HEADING } from './split-turn';
-import { workingStateOf } from './working-state';
+import { WORKING_STATE_HEADING, workingStateOf } from './working-state';
 
 const original = (message: ChatMessage, at: number): EffectiveEntry => ({ message, from: at, to: at, tokens: 10 });
 const note = (content: string, from: number, to: number): EffectiveEntry => ({
@@ -120,5 +122,108 @@ describe('callOfStepLine: the inverse of describeCall', () => {
     expect(
       callOfStepLine('- (+4 earlier steps omitted: their files, commands and errors are in the working state)', 'x'),
     ).toBeUndefined();
+  });
+});
+
+describe('workingStateOf: the bound', () => {
+  const ask = (content: string): ChatMessage => ({ role: 'user', content });
+  const symbolArb = fc.constantFrom('_cycleAvailableModel', 'cycleModel()', 'setThinkingLevel', 'AgentSession', 'x');
+  const callArb = fc.oneof(
+    fc
+      .constantFrom('a.ts', 'src/b.py', '/repo/packages/coding-agent/src/modes/interactive/interactive-mode.ts')
+      .map((path) => ({ name: 'read', args: { path } })),
+    fc.constantFrom('a.ts', 'src/b.py').map((file_path) => ({ name: 'Edit', args: { file_path } })),
+    fc
+      .constantFrom('npm test', 'python x.py', 'npm run dev > dev.log 2>&1 &')
+      .map((command) => ({ name: 'bash', args: { command } })),
+    fc
+      .constantFrom('Poem about Thai green curry', 'Review the parser')
+      .map((description) => ({ name: 'Task', args: { description, run_in_background: true } })),
+  );
+  const resultArb = fc.constantFrom(
+    'ok',
+    'Error: boom',
+    'Traceback (most recent call last):\nValueError: bad value in the configuration of the parser module',
+    'done\nCommand exited with code 2',
+    'Async agent launched successfully.\nagentId: a9cad17\noutput_file: /tmp/claude/tasks/a9cad17.output',
+    '[1] 4242',
+  );
+  const stepArb = fc.oneof(
+    fc.lorem({ maxCount: 60 }).map((t) => [ask(t)]),
+    fc
+      .tuple(fc.lorem({ maxCount: 30 }), fc.array(symbolArb, { maxLength: 4 }))
+      .map(([t, xs]) => [say(`${t}. We decided to use ${xs.map((x) => `\`${x}\``).join(', ')}.`)]),
+    fc
+      .tuple(fc.array(fc.tuple(callArb, resultArb), { minLength: 1, maxLength: 3 }), fc.lorem({ maxCount: 5 }))
+      .map(([pairs, text]) => {
+        const calls = pairs.map(([c]) => newCall(c.name, c.args));
+        return [say(text, ...calls), ...calls.map((c, i) => answer(c, pairs[i]![1]))];
+      }),
+  );
+  const messagesArb = fc.array(stepArb, { maxLength: 20 }).map((steps) => steps.flat());
+  const originals = (messages: readonly ChatMessage[], at = 0): EffectiveEntry[] =>
+    messages.map((m, k) => original(m, at + k));
+  /** Messages, optionally after a note carrying the working state of earlier ones (notes stack). */
+  const entriesArb = fc.tuple(messagesArb, fc.option(messagesArb, { nil: undefined })).map(([messages, before]) => {
+    const earlier = before && workingStateOf(originals(before), 0, before.length - 1, 2000);
+    if (!earlier) return originals(messages);
+    const stacked = note(`[Turn prefix compressed]\n${WORKING_STATE_HEADING}\n${earlier}`, 0, before!.length - 1);
+    return [stacked, ...originals(messages, before!.length)];
+  });
+
+  /**
+   * A line of a bounded state is a line of the unbounded one, or one of the summarizer's documented cuts: the count
+   * of items left out, an item cut short where it shows `…` (what follows the mark is the item's end, kept whole),
+   * a launch's compact line (fewer handles, the ids whole).
+   */
+  const isWholeOrMarked = (line: string, whole: readonly string[]): boolean => {
+    if (whole.includes(line) || /^- \(\+\d+ more omitted\)$/.test(line)) return true;
+    for (let k = line.indexOf('…'); k >= 0; k = line.indexOf('…', k + 1)) {
+      const [head, tail] = [line.slice(0, k), line.slice(k + 1)];
+      if (whole.some((w) => w.length > head.length + tail.length && w.startsWith(head) && w.endsWith(tail)))
+        return true;
+    }
+    const launch = launchOfLine(line.replace(/^- /, ''));
+    return (
+      launch !== undefined &&
+      whole.some((w) => {
+        const of = launchOfLine(w.replace(/^- /, ''));
+        return of !== undefined && launch.handles.every((h) => of.handles.some((x) => x.value === h.value));
+      })
+    );
+  };
+
+  it('property: within any bound, and every line whole (or a marked cut of a whole line)', () => {
+    fc.assert(
+      fc.property(entriesArb, fc.integer({ min: 1, max: 3000 }), (entries, bound) => {
+        const state = workingStateOf(entries, 0, entries.length - 1, bound);
+        if (state === undefined) return;
+        expect(state.length).toBeLessThanOrEqual(bound);
+        const whole = workingStateOf(entries, 0, entries.length - 1, 1_000_000)!.split('\n');
+        for (const line of state.split('\n'))
+          expect({ line, whole: isWholeOrMarked(line, whole) }).toEqual({ line, whole: true });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a bound too small for the task and the newest request cuts them shorter (marked), the task first', () => {
+    const task = ask(`Refactor the session code: ${'split the interactive mode from the renderer, '.repeat(4)}`);
+    const newest = ask(`Now move the thinking levels into AgentSession, ${'and keep the key handlers, '.repeat(6)}`);
+    const entries = originals([task, say('Reading it first.'), newest, say('Moving them.')]);
+    expect(workingStateOf(entries, 0, 3, 4000)).toContain(`- ${task.content.trim()}`);
+    for (const bound of [240, 200])
+      expect(workingStateOf(entries, 0, 3, bound)).toMatch(
+        /^## User requests\n- Refactor the session code: split .*…\n- Now move the thinking levels .*…\n/,
+      );
+    expect(workingStateOf(entries, 0, 3, 160)).toMatch(
+      /^## User requests\n- \(\+1 more omitted\)\n- Now move the thinking levels .*…\n/,
+    );
+    for (let bound = 20; bound <= 400; bound += 20) {
+      const state = workingStateOf(entries, 0, 3, bound) ?? '';
+      expect(state.length).toBeLessThanOrEqual(bound);
+      // An item cut to its mark alone tells nothing: it is left out.
+      expect(state).not.toMatch(/^(?:- )?…$/m);
+    }
   });
 });

@@ -100,6 +100,36 @@ describe('launchHandles: the ids of work a call left running', () => {
   });
 });
 
+describe('launchHandles: the cheap first test passes over no report of work going on', () => {
+  it('finds the id after every wording of a call that did not ask for a background run, in any case', () => {
+    // A plain call (no flag, no `&`): only its result's words can tell that the work goes on.
+    const plain = newCall('run', { what: 'server' });
+    const wordings = [
+      'Started in the background',
+      'Moved into the background',
+      'Spawned in background',
+      'Background job queued',
+      'Background PIDs: 4242',
+      'Asynchronous task started',
+      'Async command launched',
+      'The process is still running',
+      'Agent running',
+      'Still running',
+    ];
+    for (const wording of wordings)
+      for (const text of [wording, wording.toUpperCase(), wording.toLowerCase()])
+        expect(handlesOf(plain, `log line\n${text}.\njob id: 4242`)).toContainEqual(
+          expect.objectContaining({ value: '4242' }),
+        );
+    // Our own wording of a step line read back (`ok: background …`) is a launch whatever the call.
+    expect(handlesOf(plain, 'background agentId a9cad17, output …/a9cad17.output')).toEqual([
+      { kind: 'agentId', value: 'a9cad17' },
+      { kind: 'output', value: '…/a9cad17.output' },
+    ]);
+    expect(handlesOf(plain, 'Server ready.\njob id: 4242')).toBeUndefined();
+  });
+});
+
 describe("a call's line keeps the handles of what it launched", () => {
   it('step lines and command outcomes name the id and the output, and read back as a launch', () => {
     const c = task('Poem about Thai green curry');
@@ -233,6 +263,39 @@ describe('a working state lists what is still running under pending work, until 
     expect(backgroundLines(tight.sections.pendingWork).some((l) => l === compactBackgroundLine(l))).toBe(true);
   });
 
+  it('keeps every launch of a small note (not only the newest three), so the next note still names them', () => {
+    // Claude Code's five poem agents, launched at once, in a note of a few hundred characters.
+    const ids = ['a5bdbc1', 'a9cad17', 'aa5ef13', 'ac27727', 'afbbf75'];
+    const calls = ids.map((id) => task(`Poem about Thai curry ${id}`));
+    const messages: ChatMessage[] = [
+      {
+        role: 'user',
+        content: `Spawn five sub-agents to write poems in the background. ${'Search the web. '.repeat(12)}`,
+      },
+      say('Launching.', ...calls),
+      ...calls.map((c, k) => answer(c, launched(ids[k]!))),
+      say(`All five are running. ${'Here is a sushi poem while we wait. '.repeat(6)}`),
+    ];
+    for (const maxChars of [900, 520, 400]) {
+      const small = pending(messages, undefined, maxChars);
+      expect(small.text.length).toBeLessThanOrEqual(maxChars);
+      for (const id of ids) expect(small.text).toContain(`agentId ${id}`);
+      // The conversation moves on: a larger note absorbs the small one, and still lists each launch.
+      const later = pending(
+        [
+          { role: 'user', content: 'Meanwhile, what is 2 + 2?' },
+          { role: 'assistant', content: 'It is 4.' },
+        ],
+        small.text,
+      );
+      for (const id of ids) expect(backgroundLines(later.sections.pendingWork).join('\n')).toContain(`agentId ${id}`);
+    }
+    // At 400 the request gave room too, cut (marked) rather than left out.
+    expect(pending(messages, undefined, 400).sections.userRequests).toEqual([
+      expect.stringMatching(/^Spawn five sub-agents to write poems in the background\..*…$/),
+    ]);
+  });
+
   it('cuts a launch line kept whole to its compact form when that makes room for another', () => {
     const launches = ['a9cad17', 'aa5ef13', 'ac27727'].map((id) => ({ id, call: task(`Poem about Thai curry ${id}`) }));
     const messages: ChatMessage[] = [
@@ -326,6 +389,32 @@ describe('launch properties', () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('launches squeezed into a small note are all carried through the later notes of a chain', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(idArb, { minLength: 1, maxLength: 6 }),
+        // Room for six compact launch lines beside the two requests, the first file and four errors kept whole.
+        fc.integer({ min: 900, max: 1400 }),
+        fc.array(fc.tuple(fillerArb, fc.integer({ min: 900, max: 4000 })), { minLength: 1, maxLength: 3 }),
+        (ids, small, spans) => {
+          const calls = ids.map((id) => task(`Poem ${id}`));
+          const launches: ChatMessage[] = [
+            say('Launching.', ...calls),
+            ...calls.map((c, k) => answer(c, launched(ids[k]!))),
+          ];
+          const notes = [pending(launches, undefined, small)];
+          for (const [span, maxChars] of spans) notes.push(pending(span.flat(), notes.at(-1)!.text, maxChars));
+          for (const note of notes) {
+            expect(note.text.length).toBeLessThanOrEqual(note.maxChars);
+            const lines = backgroundLines(note.sections.pendingWork).join('\n');
+            for (const id of ids) expect(lines).toContain(`agentId ${id}`);
+          }
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 

@@ -1,6 +1,6 @@
 import type { ChatMessage, ToolCall } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
-import { parseArguments, toolActivity, type ToolActivity } from './tool-activity';
+import { activitiesOf, parseArguments, toolActivity, type ToolActivity } from './tool-activity';
 
 /**
  * Work a call left running when it returned — a sub-agent, a background shell, a detached process — and the
@@ -35,6 +35,12 @@ const MAX_HANDLES = 4;
 /** A result that says its work goes on: launched or running in the background, a process still running. */
 const GOES_ON =
   /\b(?:in|into) the background\b|\b(?:running|launched|started|spawned|detached) in background\b|\bbackground (?:job|process|task|shell|agent)\b|\bbackground pids?:\s*\d|\basync(?:hronous)? (?:agent|task|job|command) (?:launched|started)\b|\b(?:process|command|job|agent|task) (?:is |still )?running\b|\bstill running\b/i;
+
+/**
+ * A word every match of GOES_ON and OWN has: a result without one (most results) is passed over before those costlier
+ * tests run.
+ */
+const GOES_ON_WORD = /background|running|async/i;
 
 /** `agentId: a9cad17`, `task_id=…`, `(shell ID: 3)`, `session ID 7`, `job id: …`, `PID 4242`, `Background PIDs: 1, 2`. */
 const KEYED_ID =
@@ -75,6 +81,7 @@ const shortPath = (path: string, max = 40): string => {
 export function launchHandles(activity: ToolActivity | undefined, result: ChatMessage): Handle[] | undefined {
   if (result.isError) return undefined;
   const head = result.content.length > HEAD_CHARS ? result.content.slice(0, HEAD_CHARS) : result.content;
+  if (!activity?.background && !GOES_ON_WORD.test(head)) return undefined;
   const own = OWN.exec(head.trim());
   if (own) return parseHandles(own[1]!);
   if (!activity?.background && !GOES_ON.test(head)) return undefined;
@@ -218,17 +225,18 @@ function tellsFinished(m: ChatMessage, launch: Launch): boolean {
   );
 }
 
-/** A call that may have launched something: worth reading its activity for (most calls are not). */
+/** A call that may have launched something: worth reading its result for (most calls are not). */
 const MAY_LAUNCH = /&|nohup|setsid|disown|background|async|detach/i;
 
 /**
  * The launches of `messages` not collected within them, oldest first, and which of the `carried` lines (an earlier
  * working state's launches, `backgroundLine`s) are still not collected: a later call naming a handle collects one,
- * and so does the harness saying it finished.
+ * and so does the harness saying it finished. `activities`: the calls' activities when the caller has them already.
  */
 export function openLaunchesOf(
   messages: readonly ChatMessage[],
   carried: readonly string[] = [],
+  activities: ReadonlyMap<ToolCall, ToolActivity> = activitiesOf(messages),
 ): { readonly carried: string[]; readonly launched: Launch[] } {
   const open: { launch: Launch; line?: string }[] = [];
   for (const line of carried) {
@@ -237,12 +245,7 @@ export function openLaunchesOf(
   }
   const resolved = resolveToolResultCallIds(messages);
   const calls = new Map<string, ToolCall>();
-  const activities = new Map<string, ToolActivity>();
-  const activityOf = (call: ToolCall): ToolActivity => {
-    let a = activities.get(call.id);
-    if (!a) activities.set(call.id, (a = toolActivity(call, {})));
-    return a;
-  };
+  const activityOf = (call: ToolCall): ToolActivity => activities.get(call) ?? toolActivity(call, {});
   const close = (done: (launch: Launch) => boolean) => {
     for (let k = open.length - 1; k >= 0; k--) if (done(open[k]!.launch)) open.splice(k, 1);
   };
@@ -260,7 +263,8 @@ export function openLaunchesOf(
     const call = calls.get(m.toolCallId || resolved[i] || '');
     if (!call) return;
     const head = m.content.length > HEAD_CHARS ? m.content.slice(0, HEAD_CHARS) : m.content;
-    if (!MAY_LAUNCH.test(call.arguments) && !GOES_ON.test(head) && !OWN.test(head.trim())) return;
+    if (!MAY_LAUNCH.test(call.arguments) && !(GOES_ON_WORD.test(head) && (GOES_ON.test(head) || OWN.test(head.trim()))))
+      return;
     const activity = activityOf(call);
     const handles = launchHandles(activity, m);
     if (handles) open.push({ launch: { label: launchLabel(call, activity), handles } });

@@ -1,11 +1,11 @@
-import type { ChatMessage } from '../model/message';
+import type { ChatMessage, ToolCall } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
 import { backgroundLine, compactBackgroundLine, isBackgroundLine, type Launch, openLaunchesOf } from './background';
 import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
-import { labelTargets, resolvedTargets, type ToolActivity, toolActivity } from './tool-activity';
+import { activitiesOf, labelTargets, resolvedTargets, type ToolActivity } from './tool-activity';
 
 /**
  * The offline summarizer: a structured, bounded, deterministic digest of a span of conversation, built
@@ -72,8 +72,6 @@ const LIMITS = {
   errorLine: 160,
   pending: 200,
   pendingItems: 12,
-  /** Launches whose lines are kept before other sections' items (the newest first). */
-  launches: 3,
   state: 1500,
 };
 
@@ -328,11 +326,11 @@ function absorbMessages(
   messages: readonly ChatMessage[],
   plan: readonly PlanItem[] | undefined,
   launched: readonly Launch[],
+  activities: ReadonlyMap<ToolCall, ToolActivity>,
 ): void {
   const resolved = resolveToolResultCallIds(messages);
   const calls = new Map<string, { activity: ToolActivity; index: number; name: string }>();
   const answered = new Set<string>();
-  const shell = { lastOpened: undefined as string | undefined };
   let lastUser = -1;
   let lastAssistantText = -1;
 
@@ -348,7 +346,7 @@ function absorbMessages(
         for (const x of m.content.matchAll(/`([^`\n]{3,80})`/g)) addSymbol(model, x[1]!, rank, true);
       }
       for (const call of m.toolCalls ?? []) {
-        const activity = toolActivity(call, shell);
+        const activity = activities.get(call)!;
         model.toolWords.add(call.name);
         const program = activity.command?.match(/^\S+/)?.[0];
         if (program) model.toolWords.add(program);
@@ -736,12 +734,14 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     model.requests.push({ text: oneLine(`Earlier summary: ${previous}`, LIMITS.request * 2), rank: -2_000_000_000 });
   }
   const plan = latestPlanOf(input.messages);
+  const activities = activitiesOf(input.messages);
   const launches = openLaunchesOf(
     input.messages,
     model.pending.map((x) => x.text),
+    activities,
   );
   dropStalePending(model, input.messages, plan !== undefined, new Set(launches.carried));
-  absorbMessages(model, input.messages, plan, launches.launched);
+  absorbMessages(model, input.messages, plan, launches.launched, activities);
 
   const inputChars = input.messages.reduce((s, m) => s + messageChars(m), 0) + (input.previousSummary?.length ?? 0);
   const maxChars =
@@ -772,15 +772,17 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
       mine.push(c);
       used += lineSize(c.text);
     }
-    // The newest user request and the first (usually the task) always survive, cut to what is left.
+    // The newest user request and the first (usually the task) survive, cut to what is left (see below for a bound
+    // too small for them).
     if (key === 'userRequests' && mine.length < Math.min(2, list.length)) {
       const both = list.slice(0, 2);
-      const each = Math.max(60, Math.floor((alloc[key] - reserve) / both.length) - 3);
+      const each = Math.max(REQUEST_FLOOR, Math.floor((alloc[key] - reserve) / both.length) - 3);
       mine.splice(0, mine.length, ...both.map((c) => ({ ...c, text: oneLine(c.text, each) })));
     }
     kept[key] = mine;
   }
-  let currentState = oneLine(model.state, Math.max(0, alloc.currentState - 1));
+  // A state cut to its mark alone ("…") tells nothing: left out.
+  let currentState = alloc.currentState > 2 ? oneLine(model.state, alloc.currentState - 1) : '';
   const build = () => {
     const omitted = emptyOmitted();
     const chosen = {} as Record<ListKey, string[]>;
@@ -809,6 +811,14 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     });
     return n;
   };
+  // A bound too small for the two requests kept above (a few hundred characters): they are cut shorter, the task
+  // first, and one that would keep too little is left out.
+  for (let at = kept.userRequests.length - 1; at >= 0 && measure() > maxChars; at--) {
+    const c = kept.userRequests[at]!;
+    const room = c.text.length - (measure() - maxChars);
+    if (room >= MIN_REQUEST_CUT) kept.userRequests[at] = { ...c, text: oneLine(c.text, room) };
+    else kept.userRequests.splice(at, 1);
+  }
   // What the shares left unused (sections under their share, headings not rendered) goes to the items left out,
   // the most telling sections first, as long as the whole stays within maxChars.
   for (const key of FILL_ORDER) {
@@ -821,11 +831,12 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
       }
     }
   }
-  // The newest unresolved error, the most important file and the work left running (its ids are nowhere else) are
-  // never dropped while the less telling sections (decisions, symbols, other pending work, commands, the current
-  // state, other files) have room to give; an error's line is cut shorter at each try.
-  const launchLines = cands.pendingWork.filter((c) => isBackgroundLine(c.text)).slice(0, LIMITS.launches);
-  const launchOrders = new Set(launchLines.map((c) => c.order));
+  // The newest unresolved error, the most important file and every launch not collected (its ids are nowhere else:
+  // one left out of a small note is lost for good) are never dropped while the less telling sections (decisions,
+  // symbols, other pending work, commands, the current state, other files) have room to give; an error's line is cut
+  // shorter at each try; a launch takes, last, the room of the requests (`requestGives`).
+  const isLaunch = (c: Candidate): boolean => isBackgroundLine(c.text);
+  const launchLines = cands.pendingWork.filter(isLaunch);
   const musts: readonly (readonly [ListKey, Candidate | undefined])[] = [
     ['errorsSeen', cands.errorsSeen[0]],
     ['filesTouched', cands.filesTouched[0]],
@@ -835,20 +846,33 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   const give = (): boolean => {
     for (const k of GIVERS)
       for (let at = kept[k].length - 1; at >= 0; at--)
-        if (!launchOrders.has(kept[k][at]!.order)) return kept[k].splice(at, 1).length > 0;
+        if (!(k === 'pendingWork' && isLaunch(kept[k][at]!))) return kept[k].splice(at, 1).length > 0;
     return false;
   };
   /** Cuts a kept launch's line to the next shorter form, every line to one form before any to the next. */
   const compactALaunch = (): boolean => {
     for (const n of LAUNCH_LABEL_CUTS)
       for (const [at, c] of kept.pendingWork.entries()) {
-        if (!launchOrders.has(c.order) || !c.cut) continue;
+        if (!isLaunch(c) || !c.cut) continue;
         const shorter = c.cut(n);
         if (shorter.length >= c.text.length) continue;
         kept.pendingWork[at] = { ...c, text: shorter };
         return true;
       }
     return false;
+  };
+  /**
+   * The last room a launch takes: the least telling request goes (not the newest nor the task), then the longest
+   * one is cut 40 characters shorter, not under REQUEST_FLOOR.
+   */
+  const requestGives = (): boolean => {
+    const requests = kept.userRequests;
+    if (requests.length > 2) return requests.pop() !== undefined;
+    const at = requests.reduce((best, c, k) => (c.text.length > (requests[best]?.text.length ?? 0) ? k : best), -1);
+    const c = requests[at];
+    if (!c || c.text.length <= REQUEST_FLOOR) return false;
+    requests[at] = { ...c, text: oneLine(c.text, Math.max(REQUEST_FLOOR, c.text.length - 40)) };
+    return true;
   };
   for (const [key, first] of musts) {
     if (!first || (key === 'pendingWork' ? kept[key].some((c) => c.order === first.order) : kept[key].length > 0))
@@ -871,7 +895,7 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
       else if (key === 'pendingWork' && compactALaunch()) continue;
       else if (currentState !== '')
         currentState = currentState.length > 100 ? oneLine(currentState, currentState.length - 80) : '';
-      else break;
+      else if (key !== 'pendingWork' || !requestGives()) break;
     }
     if (!fitted) {
       // Nothing gained: give the others their room back.
@@ -883,6 +907,11 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   const { text, sections, omitted } = result;
   return { text, sections, omitted, inputChars, maxChars, notSmaller: text.length >= inputChars };
 }
+
+/** A user request is not cut shorter than this (its mark included): less tells nothing of what was asked. */
+const MIN_REQUEST_CUT = 20;
+/** A request is not cut shorter than this to make room for a launch (as for the newest and the task in a tight note). */
+const REQUEST_FLOOR = 60;
 
 /** How short a launch's label is cut when its line must make room (0: the tool's name alone). */
 const LAUNCH_LABEL_CUTS = [32, 0];

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../model/message';
+import type { ChatMessage, ToolCall } from '../model/message';
 
 /** What one tool call did, as far as its name and JSON arguments tell: files it touched and the shell command it ran. */
 export interface ToolActivity {
@@ -383,4 +383,16 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
       return (background ??= asksForBackground(args, command));
     },
   };
+}
+
+/**
+ * The activity of every call of the assistant messages, read once and in order (SWE-agent's open file is followed from
+ * call to call): what the readers of one span share.
+ */
+export function activitiesOf(messages: readonly ChatMessage[]): Map<ToolCall, ToolActivity> {
+  const shell: { lastOpened?: string } = {};
+  const out = new Map<ToolCall, ToolActivity>();
+  for (const m of messages)
+    if (m.role === 'assistant') for (const call of m.toolCalls ?? []) out.set(call, toolActivity(call, shell));
+  return out;
 }
