@@ -35,6 +35,7 @@ import { ensureTopics } from '@ctxledger/kafka/topic-admin';
 import { keyPartition } from '@ctxledger/kafka/transport/partition-guard';
 import { evolveMessage } from '../apps/session-service/src/read-models/messages/message.evolve';
 import { repoRoot } from '../tools/local-stack';
+import { startCountingProxy, type CountingProxy, type RequestCount } from './mongo-request-counter';
 import {
   BenchSession,
   BENCH_STACK_ENV,
@@ -68,6 +69,10 @@ const program = new Command()
   .option('--dist <dir>', 'where the built services are (e.g. a worktree of an older commit, to compare)')
   .option('--keep-stack', 'leave the bench stack instance running at the end')
   .option(
+    '--count-requests',
+    "count the services' MongoDB requests by command and collection per pipeline round and latency run (through a proxy: its rates are then not the figures)",
+  )
+  .option(
     '--rounds <n>',
     'measured rounds of the ceiling and of the pipeline: the best of each is the figure (both vary run to run)',
     '2',
@@ -91,6 +96,7 @@ const opts = program.opts<{
   profile?: boolean;
   build: boolean;
   keepStack?: boolean;
+  countRequests?: boolean;
   latencyRates: string;
   rounds: string;
   warmupRounds: string;
@@ -515,6 +521,23 @@ const pidsOf = (d: Deployment | undefined, stack: ReturnType<typeof benchStackSe
   return pids;
 };
 
+/** Runs a phase; with a counting proxy, the services' MongoDB requests made during it go into its result. */
+async function counted<T extends { requests?: Record<string, RequestCount> }>(
+  proxy: CountingProxy | undefined,
+  phase: () => Promise<T>,
+): Promise<T> {
+  proxy?.take(); // what came before (boot, the previous phase) is not the phase's
+  const result = await phase();
+  if (!proxy) return result;
+  const requests = [...proxy.take()].sort((a, b) => b[1].requests - a[1].requests);
+  log(
+    `MongoDB requests: ${requests
+      .map(([key, n]) => `${key} ${n.requests}${n.documents ? ` (${n.documents} documents)` : ''}`)
+      .join(', ')}`,
+  );
+  return { ...result, requests: Object.fromEntries(requests) };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // 2. Pipeline throughput
 
@@ -526,6 +549,8 @@ interface PipelineResult {
   compactionDonePerSec: number;
   cpuMs: CpuSnapshot;
   cpuMsPerMessage: Record<string, number>;
+  /** With --count-requests: the services' MongoDB requests of the round, by `command collection`. */
+  requests?: Record<string, RequestCount>;
 }
 
 async function pipeline(
@@ -586,6 +611,8 @@ interface LatencyResult {
   publishAckedP50: number;
   /** CPU of each process over the phase, % of one core. */
   cpuPercent: Record<string, number>;
+  /** With --count-requests: the services' MongoDB requests of the run, by `command collection`. */
+  requests?: Record<string, RequestCount>;
 }
 
 async function latency(
@@ -886,6 +913,9 @@ async function main(): Promise<void> {
     benchStack('up');
   }
   const settings = benchStackSettings();
+  // The services reach MongoDB through the counting proxy; the bench's own client (the ceiling) does not.
+  const proxy = opts.countRequests ? await startCountingProxy(settings.mongoUri) : undefined;
+  const serviceSettings = proxy ? { ...settings, mongoUri: proxy.uri } : settings;
   mkdirSync(LOG_DIR, { recursive: true });
   log(`services' logs in ${LOG_DIR}`);
   if (opts.profile) {
@@ -913,19 +943,19 @@ async function main(): Promise<void> {
     }
     if (phases.has('pipeline') || phases.has('latency') || phases.has('growth')) {
       log('starting the services');
-      main = await deploy(settings, kafka, mongo, 'pipe', { session: true, compaction: 1, summarizer: true });
+      main = await deploy(serviceSettings, kafka, mongo, 'pipe', { session: true, compaction: 1, summarizer: true });
       const pids = pidsOf(main, settings);
       if (phases.has('pipeline')) {
         // The first round after the services start also pays for their JIT compilation (V8's compiler threads
         // count in the process's CPU): reported apart. Then the measured rounds, the best of them as the ceiling's.
         for (let i = 1; i <= WARMUP_ROUNDS; i++) {
-          const warm = await pipeline(main, kafka, producer, pool, pids, `warmup${i}`);
+          const warm = await counted(proxy, () => pipeline(main!, kafka, producer, pool, pids, `warmup${i}`));
           if (i === 1) results.pipelineFirstRound = warm;
           log(`pipeline, warm-up round ${i} (not counted): ${JSON.stringify(warm)}`);
         }
         const rounds: PipelineResult[] = [];
         for (let i = 1; i <= ROUNDS; i++) {
-          rounds.push(await pipeline(main, kafka, producer, pool, pids, `round${i}`));
+          rounds.push(await counted(proxy, () => pipeline(main!, kafka, producer, pool, pids, `round${i}`)));
           log(`pipeline, round ${i}: ${JSON.stringify(rounds[rounds.length - 1])}`);
         }
         results.pipeline = bestOf(rounds, (r) => r.visiblePerSec);
@@ -944,7 +974,7 @@ async function main(): Promise<void> {
         log(`idle: ${JSON.stringify(results.idleCpuPercent)}`);
         const runs: LatencyResult[] = [];
         for (const rate of opts.latencyRates.split(',').map(Number)) {
-          runs.push(await latency(main, kafka, producer, pool, rate, pids));
+          runs.push(await counted(proxy, () => latency(main!, kafka, producer, pool, rate, pids)));
           log(`latency: ${JSON.stringify(runs[runs.length - 1])}`);
         }
         results.latency = runs;
@@ -962,6 +992,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await main?.stop().catch(() => undefined);
+    await proxy?.close();
     await producer.disconnect().catch(() => undefined);
     // Drop the benchmark's databases (the stack instance is the bench's own; its topics stay until `down`).
     for (const { name } of (
