@@ -5,16 +5,42 @@
  *
  * One request at a time, the mean of `--reps` requests, on collections of 10, 500 and 3,000 small documents in a
  * throwaway database. Lookups by `_id` of the last document inserted (a scan would reach it last).
+ *
+ * Then the projector's writes as it makes them, with the server's CPU per document or statement (from
+ * /proc/<pid>/stat: the local stack's FerretDB, or `--pid`): message documents inserted 370 at a time, with the
+ * read model's one index and with a second one; session documents updated 27 to a bulk write, guarded on their
+ * last offset as the projector does, or by `_id` alone.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { mongo } from 'mongoose';
-import { stackEnv } from '../tools/local-stack';
+import { repoRoot, stackEnv } from '../tools/local-stack';
 
 const opts = new Command()
   .option('--uri <uri>', 'MongoDB URI (default: the local stack)')
   .option('--reps <n>', 'requests per measure', '50')
+  .option('--pid <pid>', "the server's process, for its CPU (default: the local stack's FerretDB)")
   .parse()
-  .opts<{ uri?: string; reps: string }>();
+  .opts<{ uri?: string; reps: string; pid?: string }>();
+
+/** The server's process: `--pid`, else the local stack's FerretDB when the URI is the local stack's. */
+function serverPid(): number | undefined {
+  if (opts.pid) return Number(opts.pid);
+  if (opts.uri) return undefined;
+  try {
+    const file = resolve(repoRoot, '.stack', process.env.STACK_INSTANCE ?? 'default', 'mongo.pid');
+    return Number(readFileSync(file, 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/** User + system CPU of a process, ms (Linux /proc). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms
+}
 
 async function main(): Promise<void> {
   const uri = opts.uri ?? stackEnv().MONGODB_URI!;
@@ -61,10 +87,91 @@ async function main(): Promise<void> {
         : 'one bulkWrite of 250 updateOne by _id: no answer within 20 s (the server is stuck; restart it)',
     );
     if (!answered) process.exit(2);
+    await projectorWrites(db);
   } finally {
     await db.dropDatabase();
     await client.close();
   }
+}
+
+/** The projector's writes, with the server's CPU per document (inserts) or statement (updates). */
+async function projectorWrites(db: mongo.Db): Promise<void> {
+  const pid = serverPid();
+  if (pid === undefined) return console.log("projector's writes: no server process to read the CPU of (--pid)");
+  const rows: Record<string, Record<string, string>> = {};
+  const measure = async (label: string, units: number, run: () => Promise<unknown>) => {
+    const c0 = cpuMs(pid);
+    const t0 = performance.now();
+    await run();
+    rows[label] = {
+      'server CPU per unit': `${((cpuMs(pid) - c0) / units).toFixed(3)} ms`,
+      'wall per unit': `${((performance.now() - t0) / units).toFixed(3)} ms`,
+    };
+  };
+  // Message documents of about the pipeline's size (1.5 KB), 200 sessions, 370 to a request.
+  const content = 'The build of the package failed with one error in src/index.ts; fixing it now. '.repeat(18);
+  const messages = Array.from({ length: 3700 }, (_, i) => ({
+    _id: `s${i % 200}:${Math.floor(i / 200)}`,
+    sessionId: `s${i % 200}`,
+    position: Math.floor(i / 200),
+    offset: i,
+    eventId: `e${i}`,
+    message: { role: 'tool', content },
+    tokens: 320,
+  }));
+  for (const [label, indexes] of [
+    ['insert a message (370 a request), one index', 1],
+    ['insert a message (370 a request), two indexes', 2],
+  ] as const) {
+    const c = db.collection<{ _id: string }>(`messages${indexes}`);
+    await db.createCollection(`messages${indexes}`);
+    await c.createIndexes([{ key: { sessionId: 1, position: 1 }, name: 'session_position', unique: true }]);
+    if (indexes === 2) await c.createIndexes([{ key: { sessionId: 1, clientMessageId: 1 }, name: 'second' }]);
+    await measure(label, messages.length, async () => {
+      for (let i = 0; i < messages.length; i += 370) await c.insertMany(messages.slice(i, i + 370), { ordered: false });
+    });
+  }
+  // Session documents, 27 to a bulk write (a batch's sessions), 30 bulk writes.
+  const sessions = db.collection<{ _id: string; lastOffset: number; messageCount: number; updatedAt: string }>(
+    'sessions',
+  );
+  const docs = Array.from({ length: 200 }, (_, i) => ({
+    _id: `s${i}`,
+    tenant: 'bench',
+    config: { provider: 'anthropic', contextWindow: 32_000, maxOutputTokens: 4000 },
+    messageCount: 0,
+    partition: i % 6,
+    lastOffset: 0,
+    updatedAt: new Date().toISOString(),
+  }));
+  await sessions.insertMany(docs);
+  let offset = 0;
+  for (const guarded of [true, false]) {
+    await measure(
+      `update a session (27 a bulk write)${guarded ? ', guarded on its last offset' : ', by _id'}`,
+      810,
+      async () => {
+        for (let b = 0; b < 30; b++) {
+          const ops = docs.slice((b * 27) % 200, ((b * 27) % 200) + 27).map((d) => {
+            const expected = d.lastOffset;
+            d.lastOffset = ++offset;
+            d.messageCount++;
+            const { _id, ...fields } = d;
+            return {
+              updateOne: {
+                filter: guarded ? { _id, lastOffset: expected } : { _id },
+                update: { $set: { ...fields, updatedAt: new Date().toISOString() } },
+              },
+            };
+          });
+          const r = await sessions.bulkWrite(ops, { ordered: false });
+          if (r.matchedCount !== ops.length)
+            throw new Error(`a guarded update matched ${r.matchedCount} of ${ops.length}`);
+        }
+      },
+    );
+  }
+  console.table(rows);
 }
 
 main().catch((error: unknown) => {
