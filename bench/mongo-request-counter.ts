@@ -103,11 +103,19 @@ export function commandOf(msg: Buffer): { command: string; collection: string; d
 /** Splits a byte stream into whole wire messages (each starts with its length). */
 class MessageSplitter {
   private pending: Buffer = Buffer.alloc(0);
+  /** A length shorter than a header: not the wire protocol; the rest of the stream passes uncounted. */
+  private lost = false;
 
   push(chunk: Buffer, onMessage: (msg: Buffer) => void): void {
+    if (this.lost) return;
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     while (this.pending.length >= 4) {
       const length = this.pending.readInt32LE(0);
+      if (length < 16) {
+        this.lost = true;
+        this.pending = Buffer.alloc(0);
+        return;
+      }
       if (this.pending.length < length) return;
       onMessage(this.pending.subarray(0, length));
       this.pending = this.pending.subarray(length);

@@ -1,6 +1,7 @@
+import { createConnection, createServer, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { mongo } from 'mongoose';
-import { commandOf } from '../../bench/mongo-request-counter';
+import { commandOf, startCountingProxy } from '../../bench/mongo-request-counter';
 
 const { BSON } = mongo;
 
@@ -83,5 +84,30 @@ describe('commandOf (the counting proxy reads a request)', () => {
     const legacy = opMsg({ insert: 'c', documents: [] });
     legacy.writeInt32LE(2004, 12); // OP_QUERY
     expect(commandOf(legacy)).toBeUndefined();
+  });
+
+  it('passes a stream that is not the wire protocol through, uncounted (a zero length does not stall it)', async () => {
+    const echo = createServer((socket) => socket.pipe(socket));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    const proxy = await startCountingProxy(`mongodb://127.0.0.1:${(echo.address() as AddressInfo).port}/db`);
+    try {
+      const port = Number(/:(\d+)\//.exec(proxy.uri)![1]);
+      const client = createConnection({ host: '127.0.0.1', port });
+      const sent = Buffer.concat([Buffer.alloc(8), Buffer.from('not a request'), opMsg({ find: 'c', $db: 'd' })]);
+      const received: Buffer[] = [];
+      await new Promise<void>((resolve) => {
+        client.on('data', (chunk: Buffer) => {
+          received.push(chunk);
+          if (Buffer.concat(received).length >= sent.length) resolve();
+        });
+        client.write(sent);
+      });
+      client.destroy();
+      expect(Buffer.concat(received).equals(sent)).toBe(true);
+      expect(proxy.take().size).toBe(0);
+    } finally {
+      await proxy.close();
+      await new Promise<void>((r) => echo.close(() => r()));
+    }
   });
 });
