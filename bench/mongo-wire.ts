@@ -16,6 +16,7 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { mongo } from 'mongoose';
 import { repoRoot, stackEnv } from '../tools/local-stack';
+import { cpuMsOf } from './pipeline-support';
 
 const opts = new Command()
   .option('--uri <uri>', 'MongoDB URI (default: the local stack)')
@@ -34,12 +35,6 @@ function serverPid(): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** User + system CPU of a process, ms (Linux /proc). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms
 }
 
 async function main(): Promise<void> {
@@ -100,11 +95,11 @@ async function projectorWrites(db: mongo.Db): Promise<void> {
   if (pid === undefined) return console.log("projector's writes: no server process to read the CPU of (--pid)");
   const rows: Record<string, Record<string, string>> = {};
   const measure = async (label: string, units: number, run: () => Promise<unknown>) => {
-    const c0 = cpuMs(pid);
+    const c0 = cpuMsOf(pid);
     const t0 = performance.now();
     await run();
     rows[label] = {
-      'server CPU per unit': `${((cpuMs(pid) - c0) / units).toFixed(3)} ms`,
+      'server CPU per unit': `${((cpuMsOf(pid) - c0) / units).toFixed(3)} ms`,
       'wall per unit': `${((performance.now() - t0) / units).toFixed(3)} ms`,
     };
   };

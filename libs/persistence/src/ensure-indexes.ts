@@ -1,5 +1,15 @@
 import type { mongo } from 'mongoose';
 
+/** The names of a collection's indexes (none when the collection does not exist yet). */
+async function indexNames(db: mongo.Db, collection: string): Promise<Set<string>> {
+  const list = await db
+    .collection(collection)
+    .listIndexes()
+    .toArray()
+    .catch(() => []);
+  return new Set(list.map((i) => i.name as string));
+}
+
 /**
  * Creates the indexes of a collection that are missing, one at a time, and tolerates another process
  * creating the same index at the same moment (services boot side by side).
@@ -11,15 +21,7 @@ export async function ensureIndexes(
   collection: string,
   indexes: readonly mongo.IndexDescription[],
 ): Promise<void> {
-  const names = async () =>
-    new Set(
-      await db
-        .collection(collection)
-        .listIndexes()
-        .toArray()
-        .then((list) => list.map((i) => i.name as string))
-        .catch(() => [] as string[]), // the collection does not exist yet
-    );
+  const names = () => indexNames(db, collection);
   const existing = await names();
   for (const index of indexes) {
     if (!index.name) throw new Error(`an index of ${collection} has no name: name every index`);
@@ -39,12 +41,7 @@ export async function ensureIndexes(
  * another process dropping the same index at the same moment.
  */
 export async function dropIndexes(db: mongo.Db, collection: string, names: readonly string[]): Promise<void> {
-  const existing = await db
-    .collection(collection)
-    .listIndexes()
-    .toArray()
-    .then((list) => new Set(list.map((i) => i.name as string)))
-    .catch(() => new Set<string>()); // the collection does not exist yet
+  const existing = await indexNames(db, collection);
   for (const name of names) {
     if (!existing.has(name)) continue;
     await db
