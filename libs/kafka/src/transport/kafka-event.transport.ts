@@ -30,6 +30,12 @@ export type ConsumeOutcome = 'processed' | 'dead-lettered' | 'retried' | 'forwar
  * What a batch handler may return: the records it applied everything else of but could never process
  * (they go to the dead-letter topic with the reason). A batch handler must not throw PoisonEventError.
  */
+/**
+ * The consumers' session timeout unless a transport sets its own: how long the coordinator keeps a silent member,
+ * and so about how long a running consumer may be out of its group while it finds a new coordinator and rejoins.
+ */
+export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+
 export interface BatchHandlerResult {
   readonly poison?: ReadonlyArray<{ readonly offset: string; readonly reason: string }>;
 }
@@ -43,7 +49,10 @@ export interface KafkaEventTransportOptions {
   readonly consumerName: string;
   readonly fromBeginning?: boolean;
   readonly partitionsConsumedConcurrently?: number;
-  /** A member that stops heart-beating (killed) leaves the group after this long (kafkajs default: 30 s). */
+  /**
+   * A member that stops heart-beating (killed) leaves the group after this long (kafkajs default: 30 s; ours:
+   * `DEFAULT_SESSION_TIMEOUT_MS`).
+   */
   readonly sessionTimeoutMs?: number;
   /** Backoff of transient handler failures: doubles from `initial` up to `max`, with jitter. */
   readonly retryBackoffMs?: Backoff;
@@ -243,7 +252,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   /** A new kafkajs consumer, subscribed and running; the transport's current one from then on. */
   private async startConsumer(): Promise<void> {
     const { kafka, groupId, streams, topics } = this.options;
-    const sessionTimeout = this.options.sessionTimeoutMs ?? 10_000;
+    const sessionTimeout = this.options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
     this.heartbeatIntervalMs = Math.max(500, Math.floor(sessionTimeout / 10));
     const consumer = kafka.consumer({
       groupId,
