@@ -4,8 +4,8 @@ import { isOriginal, type EffectiveEntry } from '../overlay';
 import { callsById, makeBlock, viewTokens, type StageContext } from './common';
 import { TRUNCATION_MARKER } from './sliding-window';
 import { shortNote } from './split-turn';
-import { withFailure } from './truncate-tool-outputs';
-import { markerBlock, workingStateTokenBound } from './working-state';
+import { withKeptLines } from './truncate-tool-outputs';
+import { launchesKept, markerBlock, workingStateTokenBound } from './working-state';
 
 export const COMPACTED_MARKER = '[Context compacted';
 export const compactedMarker = (removed: number, why: string): ChatMessage => ({
@@ -102,9 +102,9 @@ const alone = (entries: readonly EffectiveEntry[], i: number): boolean => {
 
 /**
  * The last squeeze, only while the view is over the history budget although what must stay verbatim fits:
- * markers shortened, the tool bodies outside the unconsumed results cut to a short head and a notice
- * (largest first), then markers dropped where that leaves no two user or assistant messages in a row —
- * each step only while still over the budget. Never touches the protected messages nor the shape of a tool
+ * markers shortened (to their first line and the launches they list), the tool bodies outside the unconsumed
+ * results cut to a short head and a notice (largest first), then markers listing no launch dropped where that
+ * leaves no two user or assistant messages in a row — each step only while still over the budget. Never touches the protected messages nor the shape of a tool
  * pair (a call keeps its results; only their text shrinks).
  */
 export function squeezeToBudget(ctx: StageContext): CompactionBlock | null {
@@ -136,7 +136,10 @@ function squeeze(ctx: StageContext, shrinkNotes: boolean): { edits: BlockEdit[];
   entries.forEach((e, i) => {
     if (isMarker(e) && alone(entries, i)) markers.push(i);
   });
-  for (const i of markers) if (total > limit) apply(i, [{ role: 'system', content: SHORT_MARKER }]);
+  // A marker keeps its launches: what still runs is named nowhere else.
+  for (const i of markers)
+    if (total > limit)
+      apply(i, [{ role: 'system', content: `${SHORT_MARKER}${launchesKept(entries[i]!.message.content)}` }]);
   // Split-turn notes keep their newest steps, then only their header and those steps (the working state last).
   const notes: number[] = [];
   entries.forEach((e, i) => {
@@ -158,8 +161,8 @@ function squeeze(ctx: StageContext, shrinkNotes: boolean): { edits: BlockEdit[];
     if (m.content.length <= SQUEEZED_TOOL_CHARS + 40) continue;
     const head = m.content.slice(0, SQUEEZED_TOOL_CHARS).trimEnd();
     const squeezed = `${head}\n[... ${m.content.length - head.length} chars omitted to fit the context window]`;
-    // What failed stays, when its line was in the part cut.
-    apply(i, [{ ...m, content: withFailure(m, squeezed, calls) }]);
+    // What failed and what still runs stay, when their lines were in the part cut.
+    apply(i, [{ ...m, content: withKeptLines(m, squeezed, calls) }]);
   }
   const chatRole = (k: number) => {
     const r = entries[k]?.message.role;
@@ -170,6 +173,8 @@ function squeeze(ctx: StageContext, shrinkNotes: boolean): { edits: BlockEdit[];
     const prev = chatRole(i - 1);
     if (prev && prev === chatRole(i + 1)) continue;
     if (i - 1 >= 0 && entries[i - 1]!.message.toolCalls?.length) continue;
+    // Nor the one naming what still runs.
+    if (launchesKept(entries[i]!.message.content) !== '') continue;
     apply(i, []);
   }
   return { edits: [...edits.values()], total };

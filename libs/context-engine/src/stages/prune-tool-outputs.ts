@@ -1,5 +1,6 @@
 import type { BlockEdit, CompactionBlock } from '../model/block';
 import { isOriginal } from '../overlay';
+import { launchHandles } from '../summarizer/background';
 import { failureOf } from '../summarizer/call-outcome';
 import { prunedPlaceholder } from '../summarizer/pruned-result';
 import { toolActivity } from '../summarizer/tool-activity';
@@ -21,7 +22,7 @@ export function pruneThresholds(ctx: Pick<StageContext, 'policy' | 'budget'>): {
 /**
  * Stage 2 (seed 002 stage 1): walk tool results newest → oldest; the newest `protectTokens` of output stay
  * (a result is protected while the output seen so far is under the budget), results of protected tools
- * (e.g. `skill`) and unconsumed results are never touched; the older ones become a placeholder — all at
+ * (e.g. `skill`), unconsumed results and the results of background launches are never touched; the older ones become a placeholder — all at
  * once, and only if the savings reach `minimumSavings`. Tool bodies inside the protected tail may be pruned:
  * the tail protects the conversation (seed 001), and its tool bodies are demotable anyway.
  */
@@ -45,8 +46,12 @@ export function pruneToolOutputs(ctx: StageContext): CompactionBlock | null {
       continue;
     }
     if (protection.unconsumed.has(i)) continue;
+    const activity = call ? toolActivity(call, {}) : undefined;
+    // A launch's result names what still runs (an agent's id, a log file), which no other message does: it stays
+    // until a note takes the launch in. Such results are short.
+    if (launchHandles(activity, m)) continue;
     // What failed stays in the placeholder: a cleared failure must not read as a success.
-    const failure = failureOf(call ? toolActivity(call, {}) : undefined, m);
+    const failure = failureOf(activity, m);
     const replacement = {
       ...m,
       content: prunedPlaceholder(name, call ? formatKeyArgs(call.arguments) : '', m.content.length, failure),

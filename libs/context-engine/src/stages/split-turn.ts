@@ -5,7 +5,13 @@ import { toolPairsIn } from '../turns';
 import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-outcome';
 import { toolActivity } from '../summarizer/tool-activity';
 import { clip, formatKeyArgs, looksLikeError, makeBlock, oneLine, type StageContext } from './common';
-import { CHARS_PER_TOKEN, WORKING_STATE_HEADING, workingStateChars, workingStateOf } from './working-state';
+import {
+  CHARS_PER_TOKEN,
+  WORKING_STATE_HEADING,
+  launchesKept,
+  workingStateChars,
+  workingStateOf,
+} from './working-state';
 import { memoOfString } from './memo';
 
 export const SPLIT_TURN_HEADER = '[Turn prefix compressed';
@@ -81,7 +87,7 @@ export function keptSteps(steps: readonly string[], n: number): string[] {
 
 /**
  * A note cut to three of its steps (`keptSteps`), with or without its working state (the squeeze's last resort
- * while the view is over the budget).
+ * while the view is over the budget); without it, the state's background launches stay.
  */
 export function shortNote(content: string, keepState: boolean): string {
   return keepState ? shortNoteWithState(content) : shortNoteBare(content);
@@ -95,9 +101,11 @@ function cutNote(content: string, keepState: boolean): string {
   const lines = content.split('\n');
   const at = lines.indexOf(STEPS_HEADING);
   const steps = keptSteps(stepLinesOf(content), 3);
+  if (keepState && at > 0) return [...lines.slice(0, at + 1), ...steps].join('\n');
+  // Without its working state, a note still names what the turn left running: no other line does.
+  const head = `${lines[0]!}${launchesKept(content)}`;
   // The steps keep their heading: a later note reads a note's calls back from the lines under it.
-  const head = keepState && at > 0 ? lines.slice(0, at + 1) : steps.length ? [lines[0]!, STEPS_HEADING] : [lines[0]!];
-  return [...head, ...steps].join('\n');
+  return [head, ...(steps.length ? [STEPS_HEADING, ...steps] : [])].join('\n');
 }
 
 /** Prose of an assistant message on one line: fenced code left out. */

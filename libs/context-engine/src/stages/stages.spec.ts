@@ -137,6 +137,19 @@ describe('stage 2: prune old tool outputs (SCENARIOS #6, #7)', () => {
     expect(out[4]!.content).toMatch(/^\[Tool result cleared to save context: bash\(command=step 2\), \d+ chars\]$/);
   });
 
+  it("keeps a background launch's result (its handles are in no other message), prunes the rest", () => {
+    const msgs = tenResults();
+    const launch = `Server started in the background.\nPID: 48213\nlogs: /tmp/dev-server.log\n${text(3000, 7)}`;
+    msgs[8] = result('c4', launch, 'bash');
+    const ctx = stageContext(msgs, 200_000, {
+      prune: { protectTokens: 10_000, minimumSavings: 1000 },
+      tail: { budgetRatio: 0.001 },
+    });
+    const block = pruneToolOutputs(ctx)!;
+    expect(positions(block)).toEqual([2, 4, 6, 10, 12, 14, 16]);
+    expect(after(ctx, block)[8]).toEqual(msgs[8]);
+  });
+
   it('never prunes a protected tool', () => {
     const msgs = tenResults().map((m) =>
       m.role === 'tool' && m.toolCallId === 'c3' ? { ...m, toolName: 'skill' } : m,
@@ -663,6 +676,31 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     expect(
       out[2]!.content.endsWith('[what failed, in the part cut: TypeError: integer argument expected, got float]'),
     ).toBe(true);
+  });
+
+  it('a squeezed launch result still names what runs: the lines of its id and output file, after the cut', () => {
+    const report = [
+      'Async agent launched successfully.',
+      `agentId: a9cad17 (internal ID - do not mention to user. ${text(400, 2)})`,
+      `output_file: /private/tmp/claude/tasks/a9cad17.output`,
+      text(900, 3),
+    ].join('\n');
+    const msgs = [
+      user('write the poems in the background'),
+      calls('', toolCall('t1', 'Task', { description: 'Poem about green curry', run_in_background: true })),
+      result('t1', report, 'Task'),
+      assistant(`while it runs ${text(600, 4)}`),
+    ];
+    const full = stageContext(msgs, 100_000);
+    const ctx = stageContext(msgs, viewTokens(full.entries, full.counter) - 100, { tail: { maxOverrun: 100 } });
+    const out = after(ctx, squeezeToBudget(ctx)!);
+    const lines = out[2]!.content.split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'Async agent launched successfully.',
+      expect.stringMatching(/^agentId: a9cad17 /),
+      expect.stringMatching(/chars omitted to fit the context window\]$/),
+    ]);
+    expect(lines.slice(3)).toEqual(['output_file: /private/tmp/claude/tasks/a9cad17.output']);
   });
 
   it("shortens a split-turn note's working state and steps only when that is what makes the view fit", () => {

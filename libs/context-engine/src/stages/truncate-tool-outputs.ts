@@ -2,6 +2,7 @@ import type { BlockEdit, CompactionBlock } from '../model/block';
 import { isOriginal } from '../overlay';
 import type { ChatMessage } from '../model/message';
 import { errorLineOf, tellingErrorLine } from '../summarizer/call-outcome';
+import { launchLines } from '../summarizer/background';
 import { keptFailureLine } from '../summarizer/pruned-result';
 import { toolActivity } from '../summarizer/tool-activity';
 import { callsById, makeBlock, parseArguments, truncateHeadTail, type StageContext } from './common';
@@ -32,7 +33,7 @@ export function truncateToolOutputs(ctx: StageContext, force = false): Compactio
     const maxChars = Math.min(policy.truncate.maxBytes, Math.max(300, Math.floor(m.content.length * ratio * 0.95)));
     const focus = focusAt(entries, i, calls);
     const cut = truncateFocused(m.content, maxChars, policy.truncate.maxLines, focus, truncateHeadTail);
-    const content = withFailure(m, cut, calls);
+    const content = withKeptLines(m, cut, calls);
     if (content.length >= m.content.length) return;
     const replacement = { ...m, content };
     if (counter.message(replacement) >= e.tokens) return;
@@ -59,7 +60,7 @@ function truncateEverything(ctx: StageContext): CompactionBlock | null {
     if (m.content.length <= LAST_RESORT_TOOL_CHARS + 100) return;
     const replacement = {
       ...m,
-      content: withFailure(
+      content: withKeptLines(
         m,
         truncateFocused(m.content, LAST_RESORT_TOOL_CHARS, 20, focusAt(entries, i, calls), truncateHeadTail),
         calls,
@@ -103,13 +104,19 @@ function argumentText(args: string): string {
 }
 
 /**
- * The truncated text, ending with what failed when the failure's line was in the part cut (a compiler's error
- * before a package manager's closing lines, say): a cut failure must not read as a success.
+ * The truncated text, followed by what must outlive the cut when it was in the part cut: the lines naming what the
+ * call left running (a sub-agent's id, a log file: without them nothing can collect it), then what failed (a
+ * compiler's error before a package manager's closing lines, say: a cut failure must not read as a success). The
+ * failure stays the last line, where a later note reads it.
  */
-export function withFailure(result: ChatMessage, truncated: string, calls: ReturnType<typeof callsById>): string {
+export function withKeptLines(result: ChatMessage, truncated: string, calls: ReturnType<typeof callsById>): string {
   const call = result.toolCallId ? calls.get(result.toolCallId)?.call : undefined;
-  const errorLine = errorLineOf(result, call ? toolActivity(call, {}) : undefined);
-  if (errorLine === undefined) return truncated;
+  const activity = call ? toolActivity(call, {}) : undefined;
+  let text = truncated;
+  const handles = launchLines(activity, result, truncated);
+  if (handles?.length) text = `${text}\n${handles.join('\n')}`;
+  const errorLine = errorLineOf(result, activity);
+  if (errorLine === undefined) return text;
   const line = tellingErrorLine(result, errorLine).trim();
-  return truncated.includes(line) ? truncated : `${truncated}\n${keptFailureLine(line)}`;
+  return truncated.includes(line) ? text : `${text}\n${keptFailureLine(line)}`;
 }

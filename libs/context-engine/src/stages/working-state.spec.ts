@@ -81,6 +81,38 @@ describe('a note squeezed to a few steps (the last resort over the budget)', () 
   });
 });
 
+describe('a note squeezed without its working state still names what the turn left running', () => {
+  const launch =
+    '- Background: bash `nohup python train.py > train.log &` → PID 4102, output train.log (not collected)';
+  const full = [
+    '[Turn prefix compressed — 5 earlier tool call(s)]',
+    '# Working state',
+    '## Files touched',
+    '- train.py (read)',
+    '## Pending work',
+    '- Run the evaluation after training',
+    launch,
+    STEPS_HEADING,
+    '- bash `python report.py` → ok',
+  ].join('\n');
+
+  it('keeps the launch lines under their heading, drops the rest of the state', () => {
+    expect(shortNote(full, false).split('\n')).toEqual([
+      '[Turn prefix compressed — 5 earlier tool call(s)]',
+      '# Working state',
+      '## Pending work',
+      launch,
+      STEPS_HEADING,
+      '- bash `python report.py` → ok',
+    ]);
+  });
+
+  it('a later note stacked on it carries the launch', () => {
+    const squeezed: EffectiveEntry = { ...note(shortNote(full, false), 2, 13), stage: 'keep-within-budget' };
+    expect(workingStateOf([squeezed], 0, 0, 4000)).toContain('PID 4102');
+  });
+});
+
 describe('callOfStepLine: the inverse of describeCall', () => {
   it('property: the call and result read back from a step line describe to the same line', () => {
     const callArb = fc.oneof(

@@ -1,6 +1,7 @@
 import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
+import { isBackgroundLine } from '../summarizer/background';
 import { callOfStepLine } from '../summarizer/call-outcome';
 import { summarizeDeterministic } from '../summarizer/deterministic-summarizer';
 import { makeBlock, type StageContext } from './common';
@@ -31,6 +32,17 @@ export function workingStateChars(ctx: Pick<StageContext, 'policy' | 'targetToke
  */
 export const workingStateTokenBound = (ctx: Pick<StageContext, 'policy' | 'targetTokens'>): number =>
   Math.ceil(workingStateChars(ctx) / 2.5);
+
+/**
+ * What a replacement cut to its first line must still carry of its working state: the background launches not
+ * collected (their handles are in no other message), as a working state of their own; '' when it lists none.
+ */
+export function launchesKept(content: string): string {
+  const state = workingStateSection(content);
+  const launches = state?.split('\n').filter((l) => l.startsWith('- ') && isBackgroundLine(l.slice(2))) ?? [];
+  return launches.length ? `\n${WORKING_STATE_HEADING}\n${PENDING_HEADING}\n${launches.join('\n')}` : '';
+}
+const PENDING_HEADING = '## Pending work';
 
 /** The working-state part of a replacement's text (up to the next top-level heading), if it has one. */
 export function workingStateSection(content: string): string | undefined {
@@ -118,7 +130,7 @@ export function withWorkingState(
 
 /**
  * A block replacing view entries [i, j] with `bare` (a marker) followed by the working state of what it hides;
- * the bare marker alone when the longer one would not shrink the span.
+ * when that would not shrink the span, the marker and the launches the state lists, else the bare marker alone.
  */
 export function markerBlock(
   ctx: StageContext,
@@ -133,8 +145,12 @@ export function markerBlock(
     role: 'system',
     content: withWorkingState(bare.content, entries, i, j, workingStateChars(ctx)),
   };
+  const launches = launchesKept(rich.content);
   return (
     makeBlock(ctx, stage, [{ ...edit, replacement: [rich] }]) ??
+    (launches !== ''
+      ? makeBlock(ctx, stage, [{ ...edit, replacement: [{ ...bare, content: `${bare.content}${launches}` }] }])
+      : null) ??
     makeBlock(ctx, stage, [{ ...edit, replacement: [bare] }])
   );
 }

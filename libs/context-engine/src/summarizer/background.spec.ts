@@ -7,6 +7,7 @@ import {
   compactBackgroundLine,
   isBackgroundLine,
   launchHandles,
+  launchLines,
   launchOfLine,
   openLaunchesOf,
 } from './background';
@@ -151,6 +152,32 @@ describe("a call's line keeps the handles of what it launched", () => {
 });
 
 describe('a working state lists what is still running under pending work, until a call collects it', () => {
+  it('stacked notes: a launch an older note carries is closed by the completion notice a later note kept', () => {
+    const older = [
+      '# Summary of the earlier conversation',
+      '## Pending work',
+      '- Background: Task → agentId a9cad17 (not collected)',
+      '- Background: Task → agentId ac27727 (not collected)',
+    ].join('\n');
+    // The later note's span held the notice, but not the launch: it could not close it itself.
+    const later = [
+      '# Summary of the earlier conversation',
+      '## User requests',
+      '- <task-notification> <task-id>ac27727</task-id> <status>completed<…',
+      '## Current state',
+      'The red curry poem is ready.',
+    ].join('\n');
+    const lines = backgroundLines(
+      pending([{ role: 'user', content: 'go on' }], `${older}\n\n${later}`).sections.pendingWork,
+    );
+    expect(lines).toEqual(['Background: Task → agentId a9cad17 (not collected)']);
+    // Order matters: a notice before the launch's line (an older note) closes nothing.
+    const reversed = backgroundLines(
+      pending([{ role: 'user', content: 'go on' }], `${later}\n\n${older}`).sections.pendingWork,
+    );
+    expect(reversed).toHaveLength(2);
+  });
+
   it('Claude Code: Task launches, one collected by TaskOutput, one by its completion notice', () => {
     const [green, yellow, red] = [task('Thai green curry poem'), task('Thai yellow curry poem'), task('Thai red')];
     const collect = newCall('TaskOutput', { task_id: 'ac27727', block: false });
@@ -434,5 +461,56 @@ describe('launch properties', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('launchLines: a cut launch result keeps what names the launch', () => {
+  // The harnesses' launch reports (as above), each with the call that made it.
+  const reports: [ToolCall, string][] = [
+    [task('Poem about Thai green curry'), launched('a9cad17')],
+    [
+      newCall('Bash', { command: 'npm run dev', run_in_background: true }),
+      'Command running in background with ID: bash_1',
+    ],
+    [newCall('bash', { command: 'python -m http.server 8000 &' }), '[1] 4242'],
+    [
+      newCall('exec_command', { cmd: 'npm run dev', yield_time_ms: 1000 }),
+      'Chunk ID: 1f2a\nWall time: 1.0 seconds\nProcess running with session ID 7\nOutput:\nready on :3000',
+    ],
+    [
+      newCall('run_shell_command', { command: 'npm start', is_background: true }),
+      'Command: npm start\nOutput: (empty)\nBackground PIDs: 4242, 4250\nProcess Group PGID: 4240',
+    ],
+  ];
+  const lineArb = fc.oneof(fc.lorem({ maxCount: 8 }), fc.constantFrom('', 'Wall time: 2.5 seconds', 'done in 17 ms'));
+
+  it('any head cut of any report among any lines, followed by the lines it returns, names every handle again', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...reports),
+        fc.array(lineArb, { maxLength: 6 }),
+        fc.array(lineArb, { maxLength: 20 }),
+        fc.nat(),
+        ([call, report], before, after, at) => {
+          const content = [...before, report, ...after].join('\n');
+          const activity = toolActivity(call, {});
+          const handles = launchHandles(activity, answer(call, content))!;
+          // Reports are short: a cut that keeps more than a launch report's reading window is a different case.
+          const cut = content.slice(0, at % Math.min(content.length + 1, 2500));
+          const lines = launchLines(activity, answer(call, content), cut)!;
+          const kept = `${cut}\n[... cut]\n${lines.join('\n')}`;
+          const again = launchHandles(activity, answer(call, kept)) ?? [];
+          for (const h of handles) expect(again).toContainEqual(h);
+          // Only what the cut lost comes back.
+          if (cut === content) expect(lines).toEqual([]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a result that launched nothing has no lines to keep', () => {
+    const call = newCall('bash', { command: 'npm test' });
+    expect(launchLines(toolActivity(call, {}), answer(call, 'PASS a.spec.ts\nTests: 3 passed'), '')).toBeUndefined();
   });
 });

@@ -48,7 +48,7 @@ const KEYED_ID =
 /** `with ID: bash_1`, `ID: 5f2a`: a bare id, only when written `ID:` (upper case, a colon). */
 const BARE_ID = /\bID:\s*["'`]?([A-Za-z0-9][\w.-]{0,63})/g;
 /** A shell's job line: `[1] 4242`. */
-const JOB_LINE = /^\s*\[(\d+)\]\s+(\d+)\s*$/m;
+const JOB_LINE = /^\s*\[(\d+)\]\s+(\d+)\s*$/gm;
 /** `output_file: /tmp/x.output`, `log: run.log`, `Output is being written to: …`. */
 const OUTPUT_PATH =
   /(?:\b(?:output[ _-]?(?:file|path)|log[ _-]?(?:file|path)|output|logs?|stdout)\s*[:=]|\b(?:written|writing|redirected|logging) to:?)\s*["'`]?((?:~|\.{1,2})?\/?[\w.@+-]+(?:\/[\w.@+-]+)+|[\w.@+-]+\.(?:log|out|output|txt|jsonl?))/gi;
@@ -102,8 +102,8 @@ export function launchHandles(activity: ToolActivity | undefined, result: ChatMe
     } else add(kindOf(m[1]!), m[3]!, m[2] !== undefined && /[:=]/.test(m[2]));
   }
   for (const m of head.matchAll(BARE_ID)) add('id', m[1]!, true);
-  const job = JOB_LINE.exec(head);
-  if (job) {
+  // `a & b &` prints a job line for each.
+  for (const job of head.matchAll(JOB_LINE)) {
     add('job', `%${job[1]}`);
     add('PID', job[2]!);
   }
@@ -118,6 +118,42 @@ export function launchHandles(activity: ToolActivity | undefined, result: ChatMe
     if (log) add('output', log.path);
   }
   return handles.length > 0 ? handles : undefined;
+}
+
+/** A kept line of a launch's result is at most this long: a window around its handle when the line is longer. */
+const MAX_KEPT_LINE = 240;
+
+/**
+ * The lines of a launch's result that a cut of the result must keep for the launch to stay collectable: each line
+ * naming one of its handles, and the line saying the work goes on when only the result says so (a plain call). A
+ * later note reads the handles from them as from the whole result. Undefined for a result that launched nothing;
+ * `kept`: the part of the result a cut keeps — the lines it already holds (a handle named in it) are left out.
+ */
+export function launchLines(activity: ToolActivity | undefined, result: ChatMessage, kept = ''): string[] | undefined {
+  const handles = launchHandles(activity, result);
+  if (!handles) return undefined;
+  const lines = result.content.slice(0, HEAD_CHARS).split('\n');
+  const out: string[] = [];
+  const keep = (line: string, value?: string) => {
+    const text = line.trim();
+    if (text === '') return;
+    let clipped = text;
+    if (text.length > MAX_KEPT_LINE) {
+      const at = value === undefined ? 0 : Math.max(0, text.indexOf(value) - MAX_KEPT_LINE / 2);
+      clipped = text.slice(at, at + MAX_KEPT_LINE);
+    }
+    if (!out.includes(clipped)) out.push(clipped);
+  };
+  if (!activity?.background && !GOES_ON.test(kept)) {
+    const goesOn = lines.find((l) => GOES_ON.test(l));
+    if (goesOn !== undefined) keep(goesOn);
+  }
+  const missing = handles.filter((h) => !namesToken(kept, h.value));
+  for (const line of lines) {
+    const named = missing.find((h) => namesToken(line, h.value));
+    if (named) keep(line, named.value);
+  }
+  return out;
 }
 
 /** `agentId a9cad17, output /tmp/…/a9cad17.output`. */
@@ -223,6 +259,30 @@ function tellsFinished(m: ChatMessage, launch: Launch): boolean {
     FINISHED.test(head) &&
     launch.handles.some((h) => h.kind !== 'output' && h.value.length >= 4 && namesToken(head, h.value))
   );
+}
+
+/**
+ * The launch lines of `carried` that a line further on in `notes` tells finished (stacked notes, oldest first: a
+ * later note kept the harness's `<task-notification>…ac27727…completed` among its requests, but could not close a
+ * launch it did not carry). A line tells it when it names one of the launch's ids and a word of finishing.
+ */
+export function finishedInLaterNotes(notes: string, carried: readonly string[]): Set<string> {
+  const done = new Set<string>();
+  for (const line of carried) {
+    const launch = launchOfLine(line);
+    const at = notes.indexOf(line);
+    if (!launch || at < 0) continue;
+    const ids = launch.handles.filter((h) => h.kind !== 'output' && h.value.length >= 4);
+    if (ids.length === 0) continue;
+    const later = notes.slice(at + line.length).split('\n');
+    if (
+      later.some(
+        (l) => FINISHED.test(l) && !isBackgroundLine(l.replace(/^- /, '')) && ids.some((h) => namesToken(l, h.value)),
+      )
+    )
+      done.add(line);
+  }
+  return done;
 }
 
 /** A call that may have launched something: worth reading its result for (most calls are not). */

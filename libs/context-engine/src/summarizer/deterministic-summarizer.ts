@@ -1,6 +1,13 @@
 import type { ChatMessage, ToolCall } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
-import { backgroundLine, compactBackgroundLine, isBackgroundLine, type Launch, openLaunchesOf } from './background';
+import {
+  backgroundLine,
+  compactBackgroundLine,
+  finishedInLaterNotes,
+  isBackgroundLine,
+  type Launch,
+  openLaunchesOf,
+} from './background';
 import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
@@ -735,9 +742,11 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   }
   const plan = latestPlanOf(input.messages);
   const activities = activitiesOf(input.messages);
+  const carried = model.pending.map((x) => x.text);
+  const finished = previous === '' ? undefined : finishedInLaterNotes(previous, carried);
   const launches = openLaunchesOf(
     input.messages,
-    model.pending.map((x) => x.text),
+    finished?.size ? carried.filter((line) => !finished.has(line)) : carried,
     activities,
   );
   dropStalePending(model, input.messages, plan !== undefined, new Set(launches.carried));

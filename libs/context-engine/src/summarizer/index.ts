@@ -19,3 +19,5 @@ export {
   testCountsOf,
 } from './call-outcome';
 export type { CallOutcome } from './call-outcome';
+export { openLaunchesOf } from './background';
+export type { Handle, Launch } from './background';
