@@ -95,6 +95,37 @@ describe('eval: future-use retention', () => {
     expect(tight.tokensAfter).toBeLessThan(tight.tokensBefore / 5);
   });
 
+  it('counts a launch still running at the cut as kept only when the compacted first half still names it', () => {
+    const launch = (i: number): ChatMessage[] => [
+      call(`b${i}`, 'bash', { command: `nohup python train${i}.py > logs/train${i}.log 2>&1 & echo $!` }, 'Starting.'),
+      result(`b${i}`, `${4100 + i}`),
+      call(`r${i}`, 'bash', { command: `python report${i}.py` }, `Reporting ${i}.`),
+      result(`r${i}`, 'row\n'.repeat(300)),
+    ];
+    const session = {
+      id: 's',
+      messages: [
+        { role: 'user', content: 'train the three models in the background, then report' } as ChatMessage,
+        ...[1, 2, 3].flatMap(launch),
+        // The first is collected within the first half: two are still running at the cut.
+        call('k', 'bash', { command: 'kill 4101' }, 'Stopping the first.'),
+        result('k', ''),
+        { role: 'assistant', content: 'Two trainings are running.' } as ChatMessage,
+        { role: 'user', content: 'how are they doing?' } as ChatMessage,
+      ],
+    };
+    const roomy = evaluateSession(session, { budgetRatio: 1 }, 0.9);
+    const tight = evaluateSession(session, { budgetRatio: 0.1 }, 0.9);
+    if ('skipped' in roomy || 'skipped' in tight) throw new Error('not evaluated');
+    expect({ launches: roomy.launches, kept: roomy.launchesKept }).toEqual({ launches: 2, kept: 2 });
+    expect({ launches: tight.launches, kept: tight.launchesKept, missed: tight.launchesMissed }).toEqual({
+      launches: 2,
+      kept: 2,
+      missed: [],
+    });
+    expect(tight.tokensAfter).toBeLessThan(tight.tokensBefore / 3);
+  });
+
   it('extracts paths, identifiers, errors, tests, commands, quantities and URLs mechanically', () => {
     const facts = extractFacts([
       call('c', 'bash', { command: 'cd /repo && npm test -- src/app.spec.ts' }, 'Now `parseConfig()` fails.'),

@@ -57,6 +57,9 @@ export function retentionTable(report: RetentionReport): string {
     `failures of the first half's calls still stated: ${t.failuresKept}/${t.failures}${
       t.failures ? ` (${pct(t.failuresKept / t.failures)})` : ''
     }`,
+    `background launches still running at the cut and still named: ${t.launchesKept}/${t.launches}${
+      t.launches ? ` (${pct(t.launchesKept / t.launches)})` : ''
+    }`,
   ].join('\n');
 }
 

@@ -12,9 +12,14 @@
  * And what went wrong: the calls of the first half whose result failed (a flagged error, an error line, a non-zero
  * exit, failed tests — the engine's own reading), and the share whose failure line the compacted first half still
  * states. A view that calls a failed command "ok", or drops what failed, loses it.
+ *
+ * And what still runs: the background launches of the first half not collected within it (a sub-agent, a `cmd &`,
+ * a background shell — the engine's own reading), and the share of them whose handle (an id, else the output file's
+ * name) the compacted first half still states. Without it nothing can collect the work.
  */
 import {
   failureOf,
+  openLaunchesOf,
   parseArguments,
   toolActivity,
   type ChatMessage,
@@ -72,6 +77,11 @@ export interface SessionRetention {
   readonly failuresKept: number;
   /** Up to 10 failure lines the compacted first half lost. */
   readonly failuresMissed: readonly string[];
+  /** Launches of the first half still running at the cut, and how many the compacted first half still names. */
+  readonly launches: number;
+  readonly launchesKept: number;
+  /** Up to 10 launches the compacted first half lost (their handles). */
+  readonly launchesMissed: readonly string[];
   /** With digest summaries on (`EvalOptions.digestSummaries`): asked, superseding a note or marker, rejected. */
   readonly digestSummaries?: { readonly requested: number; readonly superseded: number; readonly rejected: number };
 }
@@ -94,6 +104,8 @@ export interface RetentionTotals {
   readonly byKind: Partial<Record<FactKind, { facts: number; retained: number }>>;
   readonly failures: number;
   readonly failuresKept: number;
+  readonly launches: number;
+  readonly launchesKept: number;
 }
 
 export interface RetentionReport {
@@ -194,6 +206,17 @@ export function failuresOf(messages: readonly ChatMessage[]): string[] {
   return [...out];
 }
 
+/**
+ * The launches of a span its calls left running, each as the handles that name it: its ids, or the file name of its
+ * output when it has no id (a note may shorten the path to `…/name`).
+ */
+export function openLaunches(messages: readonly ChatMessage[]): string[][] {
+  return openLaunchesOf(messages).launched.map((l) => {
+    const ids = l.handles.filter((h) => h.kind !== 'output').map((h) => h.value);
+    return ids.length > 0 ? ids : l.handles.map((h) => h.value.slice(h.value.lastIndexOf('/') + 1));
+  });
+}
+
 /** Evaluate one session; null (with the reason) when it is too short to cut. */
 export function evaluateSession(
   session: TranscriptSession,
@@ -225,6 +248,8 @@ export function evaluateSession(
   const compactedFlat = flat(compactedText);
   const failures = failuresOf(first);
   const failuresMissed = failures.filter((f) => !compactedFlat.includes(f));
+  const launches = openLaunches(first);
+  const launchesMissed = launches.filter((names) => !names.some((n) => compactedText.includes(n)));
   return {
     id: session.id,
     messages: n,
@@ -243,6 +268,9 @@ export function evaluateSession(
     failures: failures.length,
     failuresKept: failures.length - failuresMissed.length,
     failuresMissed: failuresMissed.slice(0, 10),
+    launches: launches.length,
+    launchesKept: launches.length - launchesMissed.length,
+    launchesMissed: launchesMissed.slice(0, 10).map((names) => names.join(', ')),
     ...(options.digestSummaries
       ? {
           digestSummaries: {
@@ -296,6 +324,8 @@ export function totalsOf(sessions: readonly SessionRetention[]): RetentionTotals
     byKind,
     failures: sessions.reduce((a, s) => a + s.failures, 0),
     failuresKept: sessions.reduce((a, s) => a + s.failuresKept, 0),
+    launches: sessions.reduce((a, s) => a + s.launches, 0),
+    launchesKept: sessions.reduce((a, s) => a + s.launchesKept, 0),
   };
 }
 
