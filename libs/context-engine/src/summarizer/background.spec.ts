@@ -222,6 +222,12 @@ describe('a working state lists what is still running under pending work, until 
       const stopped = [...started, say('Done with it.', stop), answer(stop, '')];
       expect(backgroundLines(pending(stopped).sections.pendingWork)).toEqual([]);
     }
+    // Arguments whose encoder wrote `&` as `\u0026` (the raw text has no `&`): the same launch.
+    const escaped = { ...sh, arguments: sh.arguments.replace('&', '\\u0026') };
+    expect(escaped.arguments).not.toContain('&');
+    expect(
+      backgroundLines(pending([say('Serve the docs.', escaped), answer(escaped, '[1] 4242')]).sections.pendingWork),
+    ).toEqual(['Background: bash `python -m http.server 8000 &` → job %1, PID 4242 (not collected)']);
     // Another number, or `wait` as a word of something else, collects nothing.
     for (const command of ['kill 14242', 'echo wait for it', 'sed -n 1,4242p a.txt | head']) {
       const other = newCall('bash', { command });

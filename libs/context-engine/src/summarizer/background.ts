@@ -285,8 +285,11 @@ export function finishedInLaterNotes(notes: string, carried: readonly string[]):
   return done;
 }
 
-/** A call that may have launched something: worth reading its result for (most calls are not). */
-const MAY_LAUNCH = /&|nohup|setsid|disown|background|async|detach/i;
+/**
+ * A call that may have launched something: worth reading its result for (most calls are not). Read in the raw
+ * arguments, where some encoders write `&` as `\u0026`.
+ */
+const MAY_LAUNCH = /&|\\u0026|nohup|setsid|disown|background|async|detach/i;
 
 /**
  * The launches of `messages` not collected within them, oldest first, and which of the `carried` lines (an earlier
