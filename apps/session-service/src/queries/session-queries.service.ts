@@ -193,13 +193,15 @@ export class SessionQueriesService {
     after?: string,
     waitMs?: number,
   ): Promise<{ loaded: LoadedSession; blocksHead: number }> {
-    // The blocks are looked up alongside the session; again if the session had to be waited for.
-    const early = this.blockCache.blocks(tenant, sessionId);
-    early.catch(() => undefined); // awaited below unless the session lookup fails first
+    // The blocks are looked up alongside the session; again if the session had to be waited for. Not alongside
+    // when this instance knows the session has not reached `after` yet (a read right after a write): it waits.
+    const known = after === undefined ? undefined : this.sessions.peek(tenant, sessionId);
+    const early = known && known.lastOffset < Number(after) ? undefined : this.blockCache.blocks(tenant, sessionId);
+    early?.catch(() => undefined); // awaited below unless the session lookup fails first
     const { session, waited } = await this.sessionAfter(tenant, sessionId, after, waitMs);
     const [messages, blocks] = await Promise.all([
       this.messageCache.messages(sessionId, session.messageCount),
-      waited ? this.blockCache.blocks(tenant, sessionId) : early,
+      waited || !early ? this.blockCache.blocks(tenant, sessionId) : early,
     ]);
     // A read never fails on stored data: blocks that break the overlay are left out, logged and counted.
     const usable = this.usableBlocksOf(tenant, sessionId, blocks, messages.length);

@@ -60,6 +60,19 @@ describe('ProjectedSessions', () => {
     expect(await read).toEqual(doc('a', 7));
   });
 
+  it('peek: the kept document while current, without a lookup; undefined once not current or never kept', () => {
+    const { pending, progress, sessions } = owningPartition();
+    expect(sessions.peek('t', 'a')).toBeUndefined();
+    progress.sessionsProjected(batch(0, doc('a', 0)));
+    expect(sessions.peek('t', 'a')).toEqual(doc('a', 0));
+    expect(sessions.peek('other tenant', 'a')).toBeNull();
+    progress.sessionsProjected(batch(1, doc('a', 1)));
+    expect(sessions.peek('t', 'a')?.lastOffset).toBe(1);
+    progress.assigned({}); // the partition may move: what is kept is no longer known to be current
+    expect(sessions.peek('t', 'a')).toBeUndefined();
+    expect(pending).toHaveLength(0);
+  });
+
   it('does not keep a read that a batch of the partition overtook (the read may predate the batch)', async () => {
     const { pending, progress, sessions } = owningPartition();
     progress.sessionsProjected(batch(0, doc('other', 0)));

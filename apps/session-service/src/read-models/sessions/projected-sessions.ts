@@ -51,6 +51,13 @@ export class ProjectedSessions {
     return (await this.lookup(tenant, sessionId)).ownedByAnotherTenant;
   }
 
+  /** The session as kept in memory while current, without a read; undefined when not kept (or not current). */
+  peek(tenant: string, sessionId: string): SessionDocument | null | undefined {
+    const kept = this.sessions.get(sessionId);
+    if (!kept || kept.run !== this.progress.position('sessionEvents', sessionId)?.run) return undefined;
+    return kept.doc.tenant === tenant ? kept.doc : null;
+  }
+
   private async read(sessionId: string): Promise<SessionDocument | null> {
     const before = this.progress.position('sessionEvents', sessionId);
     const kept = this.sessions.get(sessionId);
