@@ -104,8 +104,8 @@ const alone = (entries: readonly EffectiveEntry[], i: number): boolean => {
  * The last squeeze, only while the view is over the history budget although what must stay verbatim fits:
  * markers shortened (to their first line and the launches they list), the tool bodies outside the unconsumed
  * results cut to a short head and a notice (largest first), then markers listing no launch dropped where that
- * leaves no two user or assistant messages in a row — each step only while still over the budget. Never touches the protected messages nor the shape of a tool
- * pair (a call keeps its results; only their text shrinks).
+ * leaves no two user or assistant messages in a row — each step only while still over the budget. Never touches
+ * the protected messages nor the shape of a tool pair (a call keeps its results; only their text shrinks).
  */
 export function squeezeToBudget(ctx: StageContext): CompactionBlock | null {
   if (viewTokens(ctx.entries, ctx.counter) <= ctx.budget.historyBudget) return null;

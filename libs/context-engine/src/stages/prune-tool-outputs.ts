@@ -22,9 +22,10 @@ export function pruneThresholds(ctx: Pick<StageContext, 'policy' | 'budget'>): {
 /**
  * Stage 2 (seed 002 stage 1): walk tool results newest → oldest; the newest `protectTokens` of output stay
  * (a result is protected while the output seen so far is under the budget), results of protected tools
- * (e.g. `skill`), unconsumed results and the results of background launches are never touched; the older ones become a placeholder — all at
- * once, and only if the savings reach `minimumSavings`. Tool bodies inside the protected tail may be pruned:
- * the tail protects the conversation (seed 001), and its tool bodies are demotable anyway.
+ * (e.g. `skill`), unconsumed results and the results of background launches are never touched; the older ones
+ * become a placeholder — all at once, and only if the savings reach `minimumSavings`. Tool bodies inside the
+ * protected tail may be pruned: the tail protects the conversation (seed 001), and its tool bodies are demotable
+ * anyway.
  */
 export function pruneToolOutputs(ctx: StageContext): CompactionBlock | null {
   const { entries, policy, protection, counter } = ctx;
