@@ -211,6 +211,24 @@ describe('a working state lists what is still running under pending work, until 
     expect(backgroundLines(pending(polled).sections.pendingWork)).toEqual([]);
   });
 
+  it('a shell launch is collected by a pkill or killall of its name, not of another', () => {
+    const sh = newCall('bash', { command: 'nohup python train.py > logs/train.log 2>&1 & echo $!' });
+    const started = [say('Train in the background.', sh), answer(sh, '4242')];
+    expect(backgroundLines(pending(started).sections.pendingWork)).toHaveLength(1);
+    for (const command of ['pkill -f "python train.py"', "pkill -9 -f 'train.py'", 'sleep 1; killall train.py']) {
+      const stop = newCall('bash', { command });
+      expect(
+        backgroundLines(pending([...started, say('Stop it.', stop), answer(stop, '')]).sections.pendingWork),
+      ).toEqual([]);
+    }
+    for (const command of ['pkill -f "node server.js"', 'killall vite', 'pkill -f py']) {
+      const other = newCall('bash', { command });
+      expect(
+        backgroundLines(pending([...started, say('Stop the other.', other), answer(other, '')]).sections.pendingWork),
+      ).toHaveLength(1);
+    }
+  });
+
   it('a shell job: `[1] 4242` until `kill 4242`, `kill %1` or a bare `wait`', () => {
     const sh = newCall('bash', { command: 'python -m http.server 8000 &' });
     const started = [say('Serve the docs.', sh), answer(sh, '[1] 4242')];

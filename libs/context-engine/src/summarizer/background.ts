@@ -227,7 +227,8 @@ const BARE_WAIT = /(?:^|[\s;&|(])wait\s*(?:$|[;&|)])/m;
  * Whether a call collects a launch: its arguments name one of its handles (`TaskOutput {task_id}`,
  * `BashOutput {bash_id}`, `write_stdin {session_id}`, `kill 4242`, reading the output file), or it is a shell's
  * bare `wait` for a shell job. A short id (under 4 characters) counts only as an argument's whole value or after
- * a shell's `kill`/`wait`/`fg`: a bare `3` elsewhere names nothing.
+ * a shell's `kill`/`wait`/`fg`: a bare `3` elsewhere names nothing. A shell launch is also collected by a `pkill` or
+ * `killall` of its name (`killsByName`).
  */
 export function collects(call: ToolCall, activity: ToolActivity, launch: Launch): boolean {
   let values: unknown[] | undefined;
@@ -246,6 +247,24 @@ export function collects(call: ToolCall, activity: ToolActivity, launch: Launch)
       if (BARE_WAIT.test(command)) return true;
       if (SHELL_COLLECT.test(command) && namesToken(command, h.value)) return true;
     }
+  }
+  return command !== undefined && killsByName(command, launch.label);
+}
+
+/** `pkill -f "python train.py"`, `killall -9 vite`: the name or pattern a command kills processes by. */
+const KILL_BY_NAME = /\b(?:pkill|killall)((?:\s+-[\w-]+)*)\s+(?:"([^"]+)"|'([^']+)'|([^\s;&|]+))/g;
+
+/**
+ * Whether a shell command kills the launch by its name (`pkill -f "python train.py"` for `nohup python train.py &`):
+ * the pattern, at least 3 characters, is in the launch's command as its label shows it.
+ */
+function killsByName(command: string, label: string): boolean {
+  if (!/\b(?:pkill|killall)\b/.test(command)) return false;
+  const shown = /`(.*)`/.exec(label)?.[1];
+  if (shown === undefined) return false;
+  for (const m of command.matchAll(KILL_BY_NAME)) {
+    const pattern = (m[2] ?? m[3] ?? m[4])!.trim();
+    if (pattern.length >= 3 && shown.includes(pattern)) return true;
   }
   return false;
 }
