@@ -25,6 +25,25 @@ const result = (content: string, isError?: boolean): ChatMessage => ({
 const outcomeOf = (c: ToolCall, r?: ChatMessage) => callOutcome(toolActivity(c, {}), r);
 
 describe('callOutcome: how a call ended, read from its result', () => {
+  it('a commit git made is told by its line (the hash a later call names), only for a git command', () => {
+    const hook = '> tsc --noEmit\n\n✅ All pre-commit checks passed!\n';
+    expect(
+      outcomeOf(
+        call('bash', { command: 'git add -A && git commit -m "WP8: Add bash execution"' }),
+        result(`${hook}[refactor 94ff0b0] WP8: Add bash execution\n 3 files changed, 120 insertions(+)`),
+      ),
+    ).toEqual({ ok: true, text: 'ok: [refactor 94ff0b0] WP8: Add bash execution' });
+    expect(
+      outcomeOf(
+        call('bash', { command: 'git commit -qm init' }),
+        result('[main (root-commit) 1a2b3c4] init\n 1 file changed'),
+      ),
+    ).toEqual({ ok: true, text: 'ok: [main (root-commit) 1a2b3c4] init' });
+    // A log line of the same shape from another command is no commit.
+    const log = result('[worker 1234567] started\nloading the configuration\nlistening');
+    expect(outcomeOf(call('bash', { command: 'node worker.js' }), log).text).not.toContain('1234567');
+  });
+
   it('never calls a failure a success: flagged errors, error lines, non-zero exits, failed tests', () => {
     expect(
       outcomeOf(call('bash', { command: 'ls /nope' }), result('ls: /nope: No such file or directory', true)),

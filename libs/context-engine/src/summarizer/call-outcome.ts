@@ -19,6 +19,8 @@ const ERROR_LINE =
 /** A package manager's report that a script it ran failed (`npm error Lifecycle script "check" failed`, …). */
 const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE)/;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
+/** git's line for a commit it made: `[main 1a2b3c4] Fix the parser`, `[main (root-commit) 1a2b3c4] Init`. */
+const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*$/m;
 /** Commands for which exit status 1 means "nothing found", not failure. */
 const SEARCH_COMMAND = /^\s*(?:grep|rg|ag|find|diff|test|\[|git diff|git grep)\b/;
 
@@ -169,6 +171,12 @@ export function callOutcome(
   // Only a search's "nothing found" reaches here with an exit status (errorLineOf lets its exit 1 through).
   const exit = activity?.command !== undefined ? exitCodeOf(lines) : undefined;
   if (exit) return { ok: true, text: `no match (exit ${exit.code})` };
+  // A commit made (git's `[branch sha] subject`): the hash is what a later `git show`, `revert` or `rebase` names.
+  const commit =
+    activity?.command !== undefined && /\bgit\b/.test(activity.command)
+      ? COMMIT_LINE.exec(result.content.slice(0, 20_000))
+      : null;
+  if (commit) return { ok: true, text: `ok: ${clipLine(commit[0], 100)}` };
   if (activity?.command !== undefined && lines.length > 0) {
     // A command's last line is often its verdict ("Found 3 errors", "Done in 2.1s", "migrated 3 tables").
     // (Not a marker of our own: a squeezed or truncated body ends in one.)
