@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import type { ChatMessage } from '@ctxledger/context-engine';
 import {
   asOneTurn,
+  commitsOf,
   cutIndex,
   evaluateSession,
   evaluateText,
@@ -124,6 +125,19 @@ describe('eval: future-use retention', () => {
       missed: [],
     });
     expect(tight.tokensAfter).toBeLessThan(tight.tokensBefore / 3);
+  });
+
+  it("reads the commits a span's git commands made from git's own line, not look-alike lines of other commands", () => {
+    expect(
+      commitsOf([
+        call('g', 'bash', { command: 'git add -A && git commit -m "WP2: session"' }),
+        result('g', '✅ checks passed\n[refactor 29d96ab] WP2: session\n 2 files changed'),
+        call('r', 'bash', { command: 'git commit --allow-empty -m init' }),
+        result('r', '[main (root-commit) 1a2b3c4] init'),
+        call('w', 'bash', { command: 'node worker.js' }),
+        result('w', '[worker 1234567] started'),
+      ]),
+    ).toEqual(['29d96ab', '1a2b3c4']);
   });
 
   it('extracts paths, identifiers, errors, tests, commands, quantities and URLs mechanically', () => {

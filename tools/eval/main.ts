@@ -60,6 +60,9 @@ export function retentionTable(report: RetentionReport): string {
     `background launches still running at the cut and still named: ${t.launchesKept}/${t.launches}${
       t.launches ? ` (${pct(t.launchesKept / t.launches)})` : ''
     }`,
+    `commits of the first half still named by their hash: ${t.commitsKept}/${t.commits}${
+      t.commits ? ` (${pct(t.commitsKept / t.commits)})` : ''
+    }`,
   ].join('\n');
 }
 

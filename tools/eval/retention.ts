@@ -16,6 +16,9 @@
  * And what still runs: the background launches of the first half not collected within it (a sub-agent, a `cmd &`,
  * a background shell — the engine's own reading), and the share of them whose handle (an id, else the output file's
  * name) the compacted first half still states. Without it nothing can collect the work.
+ *
+ * And the commits the first half made (git's `[branch 1a2b3c4] subject` line in a git command's result), and the
+ * share whose hash the compacted first half still states: what a later `git show`, `revert` or `rebase` names.
  */
 import {
   failureOf,
@@ -82,6 +85,9 @@ export interface SessionRetention {
   readonly launchesKept: number;
   /** Up to 10 launches the compacted first half lost (their handles). */
   readonly launchesMissed: readonly string[];
+  /** Commits the first half made, and how many of their hashes the compacted first half still states. */
+  readonly commits: number;
+  readonly commitsKept: number;
   /** With digest summaries on (`EvalOptions.digestSummaries`): asked, superseding a note or marker, rejected. */
   readonly digestSummaries?: { readonly requested: number; readonly superseded: number; readonly rejected: number };
 }
@@ -106,6 +112,8 @@ export interface RetentionTotals {
   readonly failuresKept: number;
   readonly launches: number;
   readonly launchesKept: number;
+  readonly commits: number;
+  readonly commitsKept: number;
 }
 
 export interface RetentionReport {
@@ -217,6 +225,20 @@ export function openLaunches(messages: readonly ChatMessage[]): string[][] {
   });
 }
 
+const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? ([0-9a-f]{7,40})\] \S/gm;
+
+/** The hashes of the commits a span's git commands made, as git printed them. */
+export function commitsOf(messages: readonly ChatMessage[]): string[] {
+  const git = new Set<string>();
+  const out = new Set<string>();
+  for (const m of messages) {
+    for (const c of m.toolCalls ?? []) if (SHELL_TOOL.test(c.name) && /\bgit\b/.test(c.arguments)) git.add(c.id);
+    if (m.role !== 'tool' || !m.toolCallId || !git.has(m.toolCallId)) continue;
+    for (const x of m.content.matchAll(COMMIT_LINE)) out.add(x[1]!);
+  }
+  return [...out];
+}
+
 /** Evaluate one session; null (with the reason) when it is too short to cut. */
 export function evaluateSession(
   session: TranscriptSession,
@@ -250,6 +272,7 @@ export function evaluateSession(
   const failuresMissed = failures.filter((f) => !compactedFlat.includes(f));
   const launches = openLaunches(first);
   const launchesMissed = launches.filter((names) => !names.some((n) => compactedText.includes(n)));
+  const commits = commitsOf(first);
   return {
     id: session.id,
     messages: n,
@@ -271,6 +294,8 @@ export function evaluateSession(
     launches: launches.length,
     launchesKept: launches.length - launchesMissed.length,
     launchesMissed: launchesMissed.slice(0, 10).map((names) => names.join(', ')),
+    commits: commits.length,
+    commitsKept: commits.filter((h) => compactedText.includes(h)).length,
     ...(options.digestSummaries
       ? {
           digestSummaries: {
@@ -326,6 +351,8 @@ export function totalsOf(sessions: readonly SessionRetention[]): RetentionTotals
     failuresKept: sessions.reduce((a, s) => a + s.failuresKept, 0),
     launches: sessions.reduce((a, s) => a + s.launches, 0),
     launchesKept: sessions.reduce((a, s) => a + s.launchesKept, 0),
+    commits: sessions.reduce((a, s) => a + s.commits, 0),
+    commitsKept: sessions.reduce((a, s) => a + s.commitsKept, 0),
   };
 }
 
