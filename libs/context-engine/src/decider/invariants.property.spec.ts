@@ -19,7 +19,8 @@ import {
 } from '.';
 
 interface CallSpec {
-  tool: 'read' | 'bash' | 'edit' | 'skill' | 'grep';
+  /** `launch`: a shell command left running in the background (`cmd & echo $!`), its PID first in the result. */
+  tool: 'read' | 'bash' | 'edit' | 'skill' | 'grep' | 'launch';
   path: '/a.ts' | '/b.ts' | '/c.ts';
   ranged: boolean;
   size: number;
@@ -63,7 +64,7 @@ const arbSize = fc.oneof(
   { weight: 2, arbitrary: fc.integer({ min: 6000, max: 40_000 }) },
 );
 const arbCall: fc.Arbitrary<CallSpec> = fc.record({
-  tool: fc.constantFrom('read', 'read', 'bash', 'edit', 'skill', 'grep'),
+  tool: fc.constantFrom('read', 'read', 'bash', 'edit', 'skill', 'grep', 'launch'),
   path: fc.constantFrom('/a.ts', '/b.ts', '/c.ts'),
   ranged: fc.boolean(),
   size: arbSize,
@@ -101,11 +102,13 @@ export function buildMessages(spec: SessionSpec): ChatMessage[] {
     turn.steps.forEach((step, s) => {
       const calls = step.calls.map((c, k) => ({
         id: `c${t}_${s}_${k}`,
-        name: c.tool,
+        name: c.tool === 'launch' ? 'bash' : c.tool,
         arguments: JSON.stringify(
-          c.tool === 'bash' || c.tool === 'grep'
-            ? { command: `run ${c.path}` }
-            : { path: c.path, ...(c.ranged ? { offset: 10, limit: 20 } : {}) },
+          c.tool === 'launch'
+            ? { command: `nohup serve ${c.path} > ${c.path}.log 2>&1 & echo $!` }
+            : c.tool === 'bash' || c.tool === 'grep'
+              ? { command: `run ${c.path}` }
+              : { path: c.path, ...(c.ranged ? { offset: 10, limit: 20 } : {}) },
         ),
       }));
       msgs.push({ role: 'assistant', content: step.text === null ? '' : text(step.text, s), toolCalls: calls });
@@ -113,8 +116,12 @@ export function buildMessages(spec: SessionSpec): ChatMessage[] {
       const results = step.calls.map((c, k) => ({
         role: 'tool' as const,
         toolCallId: calls[k]!.id,
-        toolName: c.tool,
-        content: c.error ? `Error: failed ${c.path}` : `${c.path}\n${text(c.size, t * 31 + s * 7 + k)}`,
+        toolName: calls[k]!.name,
+        content: c.error
+          ? `Error: failed ${c.path}`
+          : c.tool === 'launch'
+            ? `${4000 + t * 100 + s * 10 + k}\nstarted in the background\n${text(c.size, t * 31 + s * 7 + k)}`
+            : `${c.path}\n${text(c.size, t * 31 + s * 7 + k)}`,
         ...(c.error ? { isError: true } : {}),
       }));
       const kept = step.dropResult || last ? results.slice(0, results.length - 1) : results;
