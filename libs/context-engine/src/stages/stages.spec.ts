@@ -703,6 +703,24 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     expect(lines.slice(3)).toEqual(['output_file: /private/tmp/claude/tasks/a9cad17.output']);
   });
 
+  it('a squeezed commit keeps the line git printed for it (its hash), after the cut', () => {
+    const hook = `> tsc --noEmit\n${text(1500, 8)}\n✅ All pre-commit checks passed!`;
+    const out = `${hook}\n[refactor 3f30550] WP1: Create bash-executor.ts\n 3 files changed, 185 insertions(+)`;
+    const msgs = [
+      user('commit the work package'),
+      calls('', toolCall('g1', 'bash', { command: 'git add -A && git commit -m "WP1: Create bash-executor.ts"' })),
+      result('g1', out, 'bash'),
+      assistant(`committed ${text(600, 4)}`),
+    ];
+    const full = stageContext(msgs, 100_000);
+    const ctx = stageContext(msgs, viewTokens(full.entries, full.counter) - 100, { tail: { maxOverrun: 100 } });
+    const squeezed = after(ctx, squeezeToBudget(ctx)!)[2]!.content;
+    expect(squeezed).toMatch(
+      /chars omitted to fit the context window\]\n\[refactor 3f30550\] WP1: Create bash-executor\.ts$/,
+    );
+    expect(squeezed.length).toBeLessThan(out.length / 4);
+  });
+
   it("shortens a split-turn note's working state and steps only when that is what makes the view fit", () => {
     const msgs: ChatMessage[] = [user('refactor the modules')];
     for (let i = 1; i <= 12; i++)

@@ -1,7 +1,7 @@
 import type { BlockEdit, CompactionBlock } from '../model/block';
 import { isOriginal } from '../overlay';
 import type { ChatMessage } from '../model/message';
-import { errorLineOf, tellingErrorLine } from '../summarizer/call-outcome';
+import { commitLineOf, errorLineOf, tellingErrorLine } from '../summarizer/call-outcome';
 import { launchLines } from '../summarizer/background';
 import { keptFailureLine } from '../summarizer/pruned-result';
 import { toolActivity } from '../summarizer/tool-activity';
@@ -105,9 +105,9 @@ function argumentText(args: string): string {
 
 /**
  * The truncated text, followed by what must outlive the cut when it was in the part cut: the lines naming what the
- * call left running (a sub-agent's id, a log file: without them nothing can collect it), then what failed (a
- * compiler's error before a package manager's closing lines, say: a cut failure must not read as a success). The
- * failure stays the last line, where a later note reads it.
+ * call left running (a sub-agent's id, a log file: without them nothing can collect it), the commit git made (its
+ * hash), then what failed (a compiler's error before a package manager's closing lines, say: a cut failure must not
+ * read as a success). The failure stays the last line, where a later note reads it.
  */
 export function withKeptLines(result: ChatMessage, truncated: string, calls: ReturnType<typeof callsById>): string {
   const call = result.toolCallId ? calls.get(result.toolCallId)?.call : undefined;
@@ -115,6 +115,8 @@ export function withKeptLines(result: ChatMessage, truncated: string, calls: Ret
   let text = truncated;
   const handles = launchLines(activity, result, truncated);
   if (handles?.length) text = `${text}\n${handles.join('\n')}`;
+  const commit = commitLineOf(activity, result);
+  if (commit !== undefined && !truncated.includes(commit)) text = `${text}\n${commit}`;
   const errorLine = errorLineOf(result, activity);
   if (errorLine === undefined) return text;
   const line = tellingErrorLine(result, errorLine).trim();

@@ -171,12 +171,8 @@ export function callOutcome(
   // Only a search's "nothing found" reaches here with an exit status (errorLineOf lets its exit 1 through).
   const exit = activity?.command !== undefined ? exitCodeOf(lines) : undefined;
   if (exit) return { ok: true, text: `no match (exit ${exit.code})` };
-  // A commit made (git's `[branch sha] subject`): the hash is what a later `git show`, `revert` or `rebase` names.
-  const commit =
-    activity?.command !== undefined && /\bgit\b/.test(activity.command)
-      ? COMMIT_LINE.exec(result.content.slice(0, 20_000))
-      : null;
-  if (commit) return { ok: true, text: `ok: ${clipLine(commit[0], 100)}` };
+  const commit = commitLineOf(activity, result);
+  if (commit) return { ok: true, text: `ok: ${clipLine(commit, 60)}` };
   if (activity?.command !== undefined && lines.length > 0) {
     // A command's last line is often its verdict ("Found 3 errors", "Done in 2.1s", "migrated 3 tables").
     // (Not a marker of our own: a squeezed or truncated body ends in one.)
@@ -192,6 +188,20 @@ export function callOutcome(
     return { ok: true, text: verdict ? `ok: ${clipLine(last, 80)}` : 'ok' };
   }
   return { ok: true, text: lines.length === 1 && lines[0]!.length <= 80 ? `ok: ${lines[0]!.trim()}` : 'ok' };
+}
+
+/**
+ * The line git printed for a commit a git command made (`[main 1a2b3c4] Fix the parser`), read at both ends of a
+ * long result (a pre-commit hook's output comes first): the hash is what a later `git show`, `revert` or `rebase`
+ * names. Undefined for any other call.
+ */
+export function commitLineOf(activity: ToolActivity | undefined, result: ChatMessage): string | undefined {
+  if (activity?.command === undefined || !/\bgit\b/.test(activity.command)) return undefined;
+  const { content } = result;
+  const found =
+    COMMIT_LINE.exec(content.slice(0, 20_000)) ??
+    (content.length > 20_000 ? COMMIT_LINE.exec(content.slice(-20_000)) : null);
+  return found?.[0];
 }
 
 /** How a failed result is remembered (`error: …`, `exit 2: …`, `tests 2 failed, …`); undefined: no failure. */
