@@ -3,7 +3,7 @@ import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { isBackgroundLine } from '../summarizer/background';
 import { callOfStepLine } from '../summarizer/call-outcome';
-import { summarizeDeterministic } from '../summarizer/deterministic-summarizer';
+import { summarizeDeterministic, type SummarySection } from '../summarizer/deterministic-summarizer';
 import { makeBlock, type StageContext } from './common';
 
 /**
@@ -42,7 +42,7 @@ export function launchesKept(content: string): string {
   const launches = state?.split('\n').filter((l) => l.startsWith('- ') && isBackgroundLine(l.slice(2))) ?? [];
   return launches.length ? `\n${WORKING_STATE_HEADING}\n${PENDING_HEADING}\n${launches.join('\n')}` : '';
 }
-const PENDING_HEADING = '## Pending work';
+const PENDING_HEADING = `## ${'Pending work' satisfies SummarySection}`;
 
 /** The working-state part of a replacement's text (up to the next top-level heading), if it has one. */
 export function workingStateSection(content: string): string | undefined {
@@ -145,12 +145,12 @@ export function markerBlock(
     role: 'system',
     content: withWorkingState(bare.content, entries, i, j, workingStateChars(ctx)),
   };
+  const withRich = makeBlock(ctx, stage, [{ ...edit, replacement: [rich] }]);
+  if (withRich) return withRich;
   const launches = launchesKept(rich.content);
   return (
-    makeBlock(ctx, stage, [{ ...edit, replacement: [rich] }]) ??
     (launches !== ''
       ? makeBlock(ctx, stage, [{ ...edit, replacement: [{ ...bare, content: `${bare.content}${launches}` }] }])
-      : null) ??
-    makeBlock(ctx, stage, [{ ...edit, replacement: [bare] }])
+      : null) ?? makeBlock(ctx, stage, [{ ...edit, replacement: [bare] }])
   );
 }

@@ -129,7 +129,11 @@ const MAX_KEPT_LINE = 240;
  * later note reads the handles from them as from the whole result. Undefined for a result that launched nothing;
  * `kept`: the part of the result a cut keeps — the lines it already holds (a handle named in it) are left out.
  */
-export function launchLines(activity: ToolActivity | undefined, result: ChatMessage, kept = ''): string[] | undefined {
+export function launchLines(
+  activity: ToolActivity | undefined,
+  result: ChatMessage,
+  kept: string,
+): string[] | undefined {
   const handles = launchHandles(activity, result);
   if (!handles) return undefined;
   const lines = result.content.slice(0, HEAD_CHARS).split('\n');
@@ -259,7 +263,6 @@ const KILL_BY_NAME = /\b(?:pkill|killall)((?:\s+-[\w-]+)*)\s+(?:"([^"]+)"|'([^']
  * the pattern, at least 3 characters, is in the launch's command as its label shows it.
  */
 function killsByName(command: string, label: string): boolean {
-  if (!/\b(?:pkill|killall)\b/.test(command)) return false;
   const shown = /`(.*)`/.exec(label)?.[1];
   if (shown === undefined) return false;
   for (const m of command.matchAll(KILL_BY_NAME)) {
