@@ -3,7 +3,7 @@ import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { callsById, makeBlock, viewTokens, type StageContext } from './common';
 import { TRUNCATION_MARKER } from './sliding-window';
-import { shortNote } from './split-turn';
+import { shortNote, type NoteCut } from './split-turn';
 import { withKeptLines } from './truncate-tool-outputs';
 import { launchesKept, markerBlock, workingStateTokenBound } from './working-state';
 
@@ -90,6 +90,8 @@ export const SQUEEZED_TOOL_CHARS = 80;
 const SHORT_MARKER = `${COMPACTED_MARKER}]`;
 const MARKER_HEADERS = [COMPACTED_MARKER, TRUNCATION_MARKER];
 
+const NOTE_CUTS: readonly NoteCut[] = ['state', 'compact', 'bare'];
+
 const isMarker = (e: EffectiveEntry): boolean =>
   !isOriginal(e) && e.message.role === 'system' && MARKER_HEADERS.some((h) => e.message.content.startsWith(h));
 
@@ -145,9 +147,9 @@ function squeeze(ctx: StageContext, shrinkNotes: boolean): { edits: BlockEdit[];
   entries.forEach((e, i) => {
     if (!isOriginal(e) && e.stage === 'split-turn' && alone(entries, i)) notes.push(i);
   });
-  for (const keepState of shrinkNotes ? [true, false] : [])
+  for (const keep of shrinkNotes ? NOTE_CUTS : [])
     for (const i of notes)
-      if (total > limit) apply(i, [{ role: 'system', content: shortNote(entries[i]!.message.content, keepState) }]);
+      if (total > limit) apply(i, [{ role: 'system', content: shortNote(entries[i]!.message.content, keep) }]);
   const bodies: number[] = [];
   entries.forEach((e, i) => {
     if (e.message.role !== 'tool' || protection.unconsumed.has(i) || !alone(entries, i)) return;

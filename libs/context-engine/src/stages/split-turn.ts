@@ -8,6 +8,7 @@ import { clip, formatKeyArgs, looksLikeError, makeBlock, oneLine, type StageCont
 import {
   CHARS_PER_TOKEN,
   WORKING_STATE_HEADING,
+  compactState,
   launchesKept,
   workingStateChars,
   workingStateOf,
@@ -89,19 +90,42 @@ export function keptSteps(steps: readonly string[], n: number): string[] {
  * A note cut to three of its steps (`keptSteps`), with or without its working state (the squeeze's last resort
  * while the view is over the budget); without it, the state's background launches stay.
  */
-export function shortNote(content: string, keepState: boolean): string {
-  return keepState ? shortNoteWithState(content) : shortNoteBare(content);
+export function shortNote(content: string, keep: NoteCut): string {
+  return keep === 'state'
+    ? shortNoteWithState(content)
+    : keep === 'compact'
+      ? shortNoteCompact(content)
+      : shortNoteBare(content);
 }
+/**
+ * How much of a note the squeeze keeps besides its header: its whole working state and three steps; the state cut to
+ * its most telling lines (`compactState`) and three steps without their prose; three steps and its launches only.
+ */
+export type NoteCut = 'state' | 'compact' | 'bare';
 /** Notes of the views being compacted come back; a few hundred kilobytes of them at most are kept. */
 const NOTES_KEPT = 256;
-const shortNoteWithState = memoOfString((content: string) => cutNote(content, true), NOTES_KEPT);
-const shortNoteBare = memoOfString((content: string) => cutNote(content, false), NOTES_KEPT);
+const shortNoteWithState = memoOfString((content: string) => cutNote(content, 'state'), NOTES_KEPT);
+const shortNoteCompact = memoOfString((content: string) => cutNote(content, 'compact'), NOTES_KEPT);
+const shortNoteBare = memoOfString((content: string) => cutNote(content, 'bare'), NOTES_KEPT);
 
-function cutNote(content: string, keepState: boolean): string {
+const isProse = (step: string): boolean => /^- (?:intent|said): /.test(step);
+
+function cutNote(content: string, keep: NoteCut): string {
   const lines = content.split('\n');
   const at = lines.indexOf(STEPS_HEADING);
-  const steps = keptSteps(stepLinesOf(content), 3);
-  if (keepState && at > 0) return [...lines.slice(0, at + 1), ...steps].join('\n');
+  const all = stepLinesOf(content);
+  if (keep === 'compact') {
+    const state = compactState(content);
+    if (state !== '') {
+      const steps = keptSteps(
+        all.filter((l) => !isProse(l)),
+        3,
+      );
+      return [`${lines[0]!}${state}`, ...(steps.length ? [STEPS_HEADING, ...steps] : [])].join('\n');
+    }
+  }
+  const steps = keptSteps(all, 3);
+  if (keep === 'state' && at > 0) return [...lines.slice(0, at + 1), ...steps].join('\n');
   // Without its working state, a note still names what the turn left running: no other line does.
   const head = `${lines[0]!}${launchesKept(content)}`;
   // The steps keep their heading: a later note reads a note's calls back from the lines under it.

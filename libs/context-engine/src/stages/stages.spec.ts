@@ -14,6 +14,7 @@ import {
   pruneThresholds,
   selectSummaryRange,
   shortNote,
+  type NoteCut,
   slidingWindow,
   splitTurn,
   squeezeToBudget,
@@ -467,7 +468,7 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
     // keep-within-budget's last resort: the note cut to its header, working state and newest steps.
     const entries = applyBlockToEntries(later.entries, b1, (m) => later.counter.message(m)).map((e) =>
       e.blockId === b1.id
-        ? { ...e, stage: 'keep-within-budget' as const, message: system(shortNote(e.message.content, true)) }
+        ? { ...e, stage: 'keep-within-budget' as const, message: system(shortNote(e.message.content, 'state')) }
         : e,
     );
     const ctx = {
@@ -759,6 +760,37 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     const hopeless = at(Math.floor(size / 4));
     expect(hopeless.note).toContain('# Working state');
     expect(hopeless.note).toContain('src/m1/index.ts (edit)');
+  });
+
+  it('a note too large with its whole working state keeps the most telling lines of it, not only its steps', () => {
+    const msgs: ChatMessage[] = [user('refactor the modules')];
+    for (let i = 1; i <= 12; i++)
+      msgs.push(
+        calls(
+          `step ${i}: ${text(200, i)}`,
+          toolCall(`c${i}`, 'edit', { path: `src/m${i}/index.ts`, oldText: 'a', newText: 'b' }),
+        ),
+        result(`c${i}`, 'ok', 'edit'),
+      );
+    msgs.push(assistant(`done ${text(300, 99)}`));
+    const base = stageContext(msgs, 4000);
+    const note = splitTurn(base, 1, true)!;
+    const entries = applyBlockToEntries(base.entries, note, (m) => base.counter.message(m));
+    const entry = entries.find((e) => e.blockId === note.id)!;
+    const tokens = (keep: NoteCut) =>
+      base.counter.message({ role: 'system', content: shortNote(entry.message.content, keep) });
+    expect(tokens('compact')).toBeLessThan(tokens('state'));
+    // A budget the note fits cut to its compact state, not with its whole state.
+    const c = stageContext(msgs, viewTokens(entries, base.counter) - (entry.tokens - tokens('compact')), {
+      tail: { maxOverrun: 100 },
+    });
+    const ctx = { ...c, entries, protection: computeTailProtection(entries, c.policy.tail, c.budget.historyBudget) };
+    const block = squeezeToBudget(ctx)!;
+    const squeezed = after(ctx, block).find((m) => m.content.startsWith('[Turn prefix'))!.content;
+    expect(squeezed).toBe(shortNote(entry.message.content, 'compact'));
+    expect(squeezed).toContain('# Working state');
+    expect(squeezed).toMatch(/src\/m\d+\/index\.ts \(edit\)/);
+    expect(squeezed).not.toContain('intent:');
   });
 
   it('never cuts an unconsumed result and never collapses a call still waiting for its results', () => {

@@ -6,7 +6,7 @@ import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-ou
 import { toolActivity } from '../summarizer/tool-activity';
 import { answer, newCall, say } from '../testing/fixtures';
 import { keptSteps, shortNote, STEPS_HEADING } from './split-turn';
-import { WORKING_STATE_HEADING, workingStateOf } from './working-state';
+import { COMPACT_STATE_CHARS, WORKING_STATE_HEADING, workingStateOf } from './working-state';
 
 const original = (message: ChatMessage, at: number): EffectiveEntry => ({ message, from: at, to: at, tokens: 10 });
 const note = (content: string, from: number, to: number): EffectiveEntry => ({
@@ -59,7 +59,7 @@ describe('a note squeezed to a few steps (the last resort over the budget)', () 
   const full = ['[Turn prefix compressed — 4 earlier tool call(s)]', STEPS_HEADING, ...steps].join('\n');
 
   it('keeps its newest step and its failed calls before other steps, in order, under their heading', () => {
-    expect(shortNote(full, false).split('\n')).toEqual([
+    expect(shortNote(full, 'bare').split('\n')).toEqual([
       '[Turn prefix compressed — 4 earlier tool call(s)]',
       STEPS_HEADING,
       steps[1],
@@ -75,7 +75,7 @@ describe('a note squeezed to a few steps (the last resort over the budget)', () 
   });
 
   it('still tells a later note what failed (the note stacked on it reads its steps back)', () => {
-    const squeezed: EffectiveEntry = { ...note(shortNote(full, false), 2, 13), stage: 'keep-within-budget' };
+    const squeezed: EffectiveEntry = { ...note(shortNote(full, 'bare'), 2, 13), stage: 'keep-within-budget' };
     const state = workingStateOf([squeezed], 0, 0, 4000)!;
     expect(state).toContain("`file ~/ctf_files/*` → error: /root/ctf_files/*: cannot open `/root/ctf_files/*'");
   });
@@ -97,7 +97,7 @@ describe('a note squeezed without its working state still names what the turn le
   ].join('\n');
 
   it('keeps the launch lines under their heading, drops the rest of the state', () => {
-    expect(shortNote(full, false).split('\n')).toEqual([
+    expect(shortNote(full, 'bare').split('\n')).toEqual([
       '[Turn prefix compressed — 5 earlier tool call(s)]',
       '# Working state',
       '## Pending work',
@@ -108,8 +108,73 @@ describe('a note squeezed without its working state still names what the turn le
   });
 
   it('a later note stacked on it carries the launch', () => {
-    const squeezed: EffectiveEntry = { ...note(shortNote(full, false), 2, 13), stage: 'keep-within-budget' };
+    const squeezed: EffectiveEntry = { ...note(shortNote(full, 'bare'), 2, 13), stage: 'keep-within-budget' };
     expect(workingStateOf([squeezed], 0, 0, 4000)).toContain('PID 4102');
+  });
+});
+
+describe('a note squeezed to the most telling lines of its working state (before it loses the state)', () => {
+  const launch =
+    '- Background: bash `nohup python train.py > train.log &` → PID 4102, output train.log (not collected)';
+  const seen = Array.from({ length: 12 }, (_, i) => `- docs/page-${i}.md (seen)`);
+  const full = [
+    '[Turn prefix compressed — 6 earlier tool call(s)]',
+    WORKING_STATE_HEADING,
+    '## Files touched',
+    ...seen,
+    '- /testbed/reproduce.py (write, edit)',
+    '## Commands run',
+    '- `ls -F` → ok',
+    '- `python reproduce.py` → error: TypeError: unsupported operand',
+    '## Errors seen',
+    '- bash python reproduce.py — TypeError: unsupported operand [unresolved]',
+    '## Pending work',
+    launch,
+    STEPS_HEADING,
+    '- intent: We are seeing the same output as the issue; next we look at line 1474 of fields.py to find the rounding.',
+    '- bash `ls -F` → ok',
+    '- intent: The fields.py file is in src/marshmallow; let us find where TimeDelta serializes its value.',
+    '- find_file fields.py (dir=src) → ok',
+  ].join('\n');
+
+  it('keeps the changed file, the failed command and the launch within its bound, and the calls without their prose', () => {
+    const cut = shortNote(full, 'compact');
+    const lines = cut.split('\n');
+    expect(lines[0]).toBe('[Turn prefix compressed — 6 earlier tool call(s)]');
+    expect(cut).toContain('/testbed/reproduce.py (write, edit)');
+    expect(cut).toContain('python reproduce.py — TypeError: unsupported operand [unresolved]');
+    expect(cut).not.toContain('(seen)');
+    expect(cut).toContain('PID 4102');
+    expect(cut).not.toContain('intent:');
+    expect(lines.slice(lines.indexOf(STEPS_HEADING) + 1)).toEqual([
+      '- bash `ls -F` → ok',
+      '- find_file fields.py (dir=src) → ok',
+    ]);
+    const state = cut.slice(
+      cut.indexOf(WORKING_STATE_HEADING) + WORKING_STATE_HEADING.length + 1,
+      cut.indexOf(STEPS_HEADING),
+    );
+    // The bound, and the launch's line on top of it.
+    expect(state.trim().length).toBeLessThanOrEqual(COMPACT_STATE_CHARS + launch.length + 1);
+    expect(cut.length).toBeLessThan(shortNote(full, 'state').length);
+  });
+
+  it('a later note stacked on it still carries what the bare cut would lose', () => {
+    const at = (content: string) =>
+      workingStateOf([{ ...note(content, 2, 13), stage: 'keep-within-budget' }], 0, 0, 4000) ?? '';
+    expect(at(shortNote(full, 'compact'))).toContain('/testbed/reproduce.py');
+    expect(at(shortNote(full, 'compact'))).toContain('python reproduce.py');
+    expect(at(shortNote(full, 'bare'))).not.toContain('/testbed/reproduce.py');
+  });
+
+  it('a note without a working state is cut as the bare one is', () => {
+    const stateless = [
+      '[Turn prefix compressed — 2 earlier tool call(s)]',
+      STEPS_HEADING,
+      '- intent: look',
+      '- bash `ls` → ok',
+    ].join('\n');
+    expect(shortNote(stateless, 'compact')).toBe(shortNote(stateless, 'bare'));
   });
 });
 

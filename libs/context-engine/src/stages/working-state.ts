@@ -44,6 +44,31 @@ export function launchesKept(content: string): string {
 }
 const PENDING_HEADING = `## ${'Pending work' satisfies SummarySection}`;
 
+/** What a replacement's working state is cut to when its whole would not fit (`compactState`), in characters. */
+export const COMPACT_STATE_CHARS = 240;
+const ONLY_SEEN = /^- .* \(seen\)$/;
+
+/**
+ * A replacement's working state re-ranked into at most `maxChars` characters (and its launches' lines), under its
+ * heading: what a cut to its first line would lose for good, at its most telling (changed files, the newest unresolved
+ * error and every launch first: `summarizeDeterministic`'s priorities; files only seen left out); '' when it has none.
+ */
+export function compactState(content: string, maxChars = COMPACT_STATE_CHARS): string {
+  const state = workingStateSection(content);
+  if (state === undefined) return '';
+  // A file only seen in a listing or a search is the least telling line: none takes the room of a change or a command.
+  const lines = state.split('\n').filter((l) => !ONLY_SEEN.test(l));
+  // Every launch on top of the bound: what still runs is named nowhere else.
+  const launches = lines.filter((l) => l.startsWith('- ') && isBackgroundLine(l.slice(2)));
+  const bound = launches.reduce((n, l) => n + l.length + 1, maxChars);
+  const body = summarizeDeterministic({ messages: [], previousSummary: lines.join('\n'), maxChars: bound })
+    .text.split('\n')
+    .slice(1)
+    .join('\n')
+    .trim();
+  return body === '' ? '' : `\n${WORKING_STATE_HEADING}\n${body}`;
+}
+
 /** The working-state part of a replacement's text (up to the next top-level heading), if it has one. */
 export function workingStateSection(content: string): string | undefined {
   const at = content.indexOf(`\n${WORKING_STATE_HEADING}\n`);

@@ -90,6 +90,26 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('bash', { command: 'npm test' }))).toEqual({ ok: false, text: 'no result' });
   });
 
+  it("reads the verdict from the command's own last line, not from the harness's frame around it", () => {
+    // SWE-agent ends every output with the open file, the directory and its prompt.
+    const swe = '344\n(Open file: /testbed/reproduce.py)\n(Current directory: /testbed)\nbash-$';
+    expect(outcomeOf(call('bash', { command: 'python reproduce.py' }), result(swe))).toEqual({
+      ok: true,
+      text: 'ok: 344',
+    });
+    // OpenHands and Codex frame it with the exit status and the time.
+    const openHands = 'Built 3 packages\n[The command completed with exit code 0.]';
+    expect(outcomeOf(call('execute_bash', { command: 'make' }), result(openHands)).text).toBe('ok: Built 3 packages');
+    const codex = 'Exit code: 0\nWall time: 1.2 seconds\nOutput:\nwrote 12 files\n';
+    expect(outcomeOf(call('shell', { command: ['bash', '-lc', 'gen'] }), result(codex)).text).toBe(
+      'ok: wrote 12 files',
+    );
+    // A frame only: nothing the command printed tells.
+    expect(
+      outcomeOf(call('bash', { command: 'cd src' }), result('(Current directory: /testbed/src)\nbash-$')).text,
+    ).toBe('ok');
+  });
+
   it('reads the counts of the common test runners', () => {
     expect(testCountsOf('test result: FAILED. 10 passed; 2 failed; 0 ignored')).toBe('10 passed; 2 failed; 0 ignored');
     expect(testCountsOf('  14 passing (2s)\n  1 failing')).toBe('14 passing (2s) 1 failing');

@@ -26,6 +26,17 @@ const SEARCH_COMMAND = /^\s*(?:grep|rg|ag|find|diff|test|\[|git diff|git grep)\b
 
 const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
 
+/**
+ * A line a harness frames every command's output with, not output of the command: SWE-agent's `(Open file: …)`,
+ * `(Current directory: …)` and `bash-$` prompt, OpenHands' `[The command completed with exit code 0.]`, Codex's
+ * `Exit code: 0`, `Wall time: …` and `Output:` lead.
+ */
+const FRAME_LINE =
+  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:)\s*$/i;
+
+/** The lines a command printed: its result's non-empty lines without the harness's frame. */
+const outputLines = (text: string): string[] => nonEmptyLines(text).filter((l) => !FRAME_LINE.test(l));
+
 /** The line that shows a tool result failed, or undefined when it looks like a success. */
 export function errorLineOf(result: ChatMessage, activity: ToolActivity | undefined): string | undefined {
   // A pruned result's failure as its error line ("error: " is how an outcome says it, not part of the line).
@@ -173,11 +184,12 @@ export function callOutcome(
   if (exit) return { ok: true, text: `no match (exit ${exit.code})` };
   const commit = commitLineOf(activity, result);
   if (commit) return { ok: true, text: `ok: ${clipLine(commit, 60)}` };
-  if (activity?.command !== undefined && lines.length > 0) {
+  const printed = activity?.command !== undefined ? outputLines(result.content) : [];
+  if (printed.length > 0) {
     // A command's last line is often its verdict ("Found 3 errors", "Done in 2.1s", "migrated 3 tables").
     // (Not a marker of our own: a squeezed or truncated body ends in one.)
     const last =
-      [...lines]
+      [...printed]
         .reverse()
         .find((l) => !/^\s*\[\.\.\.|\.\.\.\]\s*$/.test(l))
         ?.trim() ?? '';
