@@ -104,6 +104,10 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('shell', { command: ['bash', '-lc', 'gen'] }), result(codex)).text).toBe(
       'ok: wrote 12 files',
     );
+    // The numbered lines of a file an editor command shows are the file, not a verdict.
+    const view =
+      '[File: /repo/decrypt.py (6 lines total)]\n5:    out += chr(c)\n6:print(msg)\n(Open file: /repo/decrypt.py)\nbash-$';
+    expect(outcomeOf(call('bash', { command: 'edit 5:5' }), result(view)).text).toBe('ok');
     // A frame only: nothing the command printed tells.
     expect(
       outcomeOf(call('bash', { command: 'cd src' }), result('(Current directory: /testbed/src)\nbash-$')).text,

@@ -196,7 +196,8 @@ export function callOutcome(
     const verdict =
       last.length <= 80 &&
       VERDICT.test(last) &&
-      !/[;{}=]|^\s*(?:\d+[:-])?\s*(?:import|export|const|def|return)\b/.test(last);
+      // Nor a code line, nor a numbered line of a file view (an editor tool shows the file it changed).
+      !/[;{}=]|^\s*(?:\d+[:-])?\s*(?:import|export|const|def|return)\b|^\s*\d+:/.test(last);
     return { ok: true, text: verdict ? `ok: ${clipLine(last, 80)}` : 'ok' };
   }
   return { ok: true, text: lines.length === 1 && lines[0]!.length <= 80 ? `ok: ${lines[0]!.trim()}` : 'ok' };
