@@ -49,6 +49,19 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     ]);
   });
 
+  it("reads a list of paths (Gemini CLI's read_many_files), each file once, up to 20", () => {
+    expect(toolActivity(newCall('read_many_files', { paths: ['src/a.ts', 'docs/b.md', '**'] }), {}).files).toEqual([
+      { path: 'src/a.ts', action: 'read' },
+      { path: 'docs/b.md', action: 'read' },
+    ]);
+    const many = Array.from({ length: 30 }, (_, i) => `src/m${i}.ts`);
+    expect(toolActivity(newCall('read_many_files', { paths: many }), {}).files).toHaveLength(20);
+    // A single path wins over a list (a search tool's `files` filter is not what it touched).
+    expect(toolActivity(newCall('edit', { path: 'a.ts', files: ['b.ts'] }), {}).files).toEqual([
+      { path: 'a.ts', action: 'edit' },
+    ]);
+  });
+
   it('describes such a call by its command, with its real outcome', () => {
     const c = newCall('shell', { command: ['bash', '-lc', 'pytest -q'] });
     const activity = toolActivity(c, {});

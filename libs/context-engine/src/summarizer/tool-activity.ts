@@ -35,6 +35,9 @@ const PATH_KEYS = [
   'absolute_path',
   'notebook_path',
 ] as const;
+const PATH_LIST_KEYS = ['paths', 'file_paths', 'filePaths', 'files'] as const;
+/** Files taken from one call's list of paths. */
+const MAX_LISTED_PATHS = 20;
 const COMMAND_KEYS = ['command', 'cmd', 'script'] as const;
 const SHELL_TOOL = /bash|shell|terminal|exec|^sh$|^run|command|^cmd$/i;
 
@@ -320,6 +323,14 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
       files.push({ path: v.trim(), action: actionOfTool(call.name, sub) });
       break;
     }
+  }
+  // A tool given several files at once (Gemini CLI's read_many_files `paths`): each of them, up to a bound.
+  for (const key of PATH_LIST_KEYS) {
+    const v = args[key];
+    if (files.length > 0 || !Array.isArray(v)) continue;
+    for (const p of v.slice(0, MAX_LISTED_PATHS))
+      if (typeof p === 'string' && looksLikePath(p.trim()))
+        files.push({ path: p.trim(), action: actionOfTool(call.name, sub) });
   }
   let command: string | undefined;
   if (SHELL_TOOL.test(call.name)) {
