@@ -6,7 +6,7 @@ import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-ou
 import { toolActivity } from '../summarizer/tool-activity';
 import { answer, newCall, say } from '../testing/fixtures';
 import { keptSteps, shortNote, STEPS_HEADING } from './split-turn';
-import { COMPACT_STATE_CHARS, WORKING_STATE_HEADING, workingStateOf } from './working-state';
+import { COMPACT_STATE_CHARS, WORKING_STATE_HEADING, compactState, workingStateOf } from './working-state';
 
 const original = (message: ChatMessage, at: number): EffectiveEntry => ({ message, from: at, to: at, tokens: 10 });
 const note = (content: string, from: number, to: number): EffectiveEntry => ({
@@ -144,7 +144,7 @@ describe('a note squeezed to the most telling lines of its working state (before
     expect(cut).toContain('/testbed/reproduce.py (write, edit)');
     expect(cut).toContain('python reproduce.py — TypeError: unsupported operand [unresolved]');
     expect(cut).not.toContain('(seen)');
-    expect(cut).toContain('PID 4102');
+    expect(cut).toContain(launch);
     expect(cut).not.toContain('intent:');
     expect(lines.slice(lines.indexOf(STEPS_HEADING) + 1)).toEqual([
       '- bash `ls -F` → ok',
@@ -165,6 +165,23 @@ describe('a note squeezed to the most telling lines of its working state (before
     expect(at(shortNote(full, 'compact'))).toContain('/testbed/reproduce.py');
     expect(at(shortNote(full, 'compact'))).toContain('python reproduce.py');
     expect(at(shortNote(full, 'bare'))).not.toContain('/testbed/reproduce.py');
+  });
+
+  it('property: at any bound, every launch line whole, and the rest of the state within the bound', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 1, max: 4 }), (bound, n) => {
+        const launches = Array.from(
+          { length: n },
+          (_, k) =>
+            `- Background: bash \`nohup python train${k}.py > train${k}.log &\` → PID ${4100 + k} (not collected)`,
+        );
+        const content = full.replace(launch, launches.join('\n'));
+        const state = compactState(content, bound);
+        for (const l of launches) expect(state).toContain(l);
+        const rest = state.split('\n').filter((l) => !launches.includes(l) && l !== '## Pending work');
+        expect(rest.slice(2).join('\n').length).toBeLessThanOrEqual(Math.max(bound, 0));
+      }),
+    );
   });
 
   it('a note without a working state is cut as the bare one is', () => {

@@ -43,30 +43,40 @@ export function launchesKept(content: string): string {
   return launches.length ? `\n${WORKING_STATE_HEADING}\n${PENDING_HEADING}\n${launches.join('\n')}` : '';
 }
 const PENDING_HEADING = `## ${'Pending work' satisfies SummarySection}`;
+const CURRENT_STATE_HEADING = `## ${'Current state' satisfies SummarySection}`;
 
 /** What a replacement's working state is cut to when its whole would not fit (`compactState`), in characters. */
 export const COMPACT_STATE_CHARS = 240;
 const ONLY_SEEN = /^- .* \(seen\)$/;
 
 /**
- * A replacement's working state re-ranked into at most `maxChars` characters (and its launches' lines), under its
- * heading: what a cut to its first line would lose for good, at its most telling (changed files, the newest unresolved
- * error and every launch first: `summarizeDeterministic`'s priorities; files only seen left out); '' when it has none.
+ * A replacement's working state re-ranked into at most `maxChars` characters, and its launches' lines whole, under its
+ * heading: what a cut to its first line would lose for good, at its most telling (the task and the newest request,
+ * changed files, the newest unresolved error: `summarizeDeterministic`'s priorities; files only seen left out), and
+ * every launch (what still runs is named nowhere else); '' when it has none.
  */
 export function compactState(content: string, maxChars = COMPACT_STATE_CHARS): string {
   const state = workingStateSection(content);
   if (state === undefined) return '';
-  // A file only seen in a listing or a search is the least telling line: none takes the room of a change or a command.
-  const lines = state.split('\n').filter((l) => !ONLY_SEEN.test(l));
-  // Every launch on top of the bound: what still runs is named nowhere else.
-  const launches = lines.filter((l) => l.startsWith('- ') && isBackgroundLine(l.slice(2)));
-  const bound = launches.reduce((n, l) => n + l.length + 1, maxChars);
-  const body = summarizeDeterministic({ messages: [], previousSummary: lines.join('\n'), maxChars: bound })
+  const launches: string[] = [];
+  const others: string[] = [];
+  for (const l of state.split('\n')) {
+    if (l.startsWith('- ') && isBackgroundLine(l.slice(2))) launches.push(l);
+    // A file only seen in a listing or a search is the least telling line: none takes the room of a change.
+    else if (!ONLY_SEEN.test(l)) others.push(l);
+  }
+  const body = summarizeDeterministic({ messages: [], previousSummary: others.join('\n'), maxChars })
     .text.split('\n')
-    .slice(1)
-    .join('\n')
-    .trim();
-  return body === '' ? '' : `\n${WORKING_STATE_HEADING}\n${body}`;
+    .slice(1);
+  if (launches.length > 0) {
+    // First under Pending work, which comes before the current state only.
+    const pending = body.indexOf(PENDING_HEADING);
+    const at = pending >= 0 ? pending + 1 : body.indexOf(CURRENT_STATE_HEADING);
+    if (pending >= 0) body.splice(at, 0, ...launches);
+    else body.splice(at >= 0 ? at : body.length, 0, PENDING_HEADING, ...launches);
+  }
+  const text = body.join('\n').trim();
+  return text === '' ? '' : `\n${WORKING_STATE_HEADING}\n${text}`;
 }
 
 /** The working-state part of a replacement's text (up to the next top-level heading), if it has one. */
