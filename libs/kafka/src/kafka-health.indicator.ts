@@ -10,7 +10,9 @@ import { consumersOf, type ConsumerStatus } from './transport/consumer-status';
  * 1. every consumer the service runs (its KafkaEventTransports, on the service's Kafka client) is running: not
  *    crashed and being restarted — known without asking the broker, so that answer is immediate;
  * 2. a broker answers a metadata request (DescribeCluster) within the timeout;
- * 3. no consumer has an assigned partition that is behind while nothing was committed on it for `stallMs`.
+ * 3. no consumer has an assigned partition that is behind while nothing was committed on it for `stallMs`;
+ * 4. no consumer went a session timeout without its group confirming it (a heartbeat answered, a join): the
+ *    coordinator no longer holds it as a member, so it consumes nothing while kafkajs still calls it running.
  *
  * The brokers are asked through a client of its own that tries each seed broker without waiting: the service's
  * client retries a refused connection 8 times with backoff (seconds), so a stopped broker took the whole health
@@ -62,7 +64,9 @@ export class KafkaHealthIndicator {
           );
         }),
       ]);
-      const unwell = checked.filter((c) => c.state !== 'running' || (c.stalled?.length ?? 0) > 0);
+      const unwell = checked.filter(
+        (c) => c.state !== 'running' || (c.stalled?.length ?? 0) > 0 || c.unconfirmedSince !== undefined,
+      );
       const details = { brokers: cluster.brokers.length, controller: cluster.controller, consumers: checked };
       return unwell.length > 0 ? indicator.down({ message: describe(unwell), ...details }) : indicator.up(details);
     } catch (error) {
@@ -79,7 +83,9 @@ function describe(statuses: readonly ConsumerStatus[]): string {
     .map((c) =>
       c.state !== 'running'
         ? `consumer of ${c.groupId} is ${c.state} since ${c.since}${c.lastError ? ` (${c.lastError})` : ''}`
-        : `consumer of ${c.groupId} makes no progress on ${c.stalled!.join(', ')}`,
+        : c.unconfirmedSince !== undefined
+          ? `consumer of ${c.groupId} is not confirmed by its group since ${c.unconfirmedSince} (rejoining)`
+          : `consumer of ${c.groupId} makes no progress on ${c.stalled!.join(', ')}`,
     )
     .join('; ');
 }

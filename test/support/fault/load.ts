@@ -178,8 +178,10 @@ export class HealthWatch {
  * The samples at which a service answered 200 while the broker said its consumer group had no member, in runs
  * lasting at least `minMs`. A consumer rejoining after its coordinator moved (a broker stopped) is running for
  * kafkajs while the group is empty; that is no fault for as long as the coordinator would itself wait for a silent
- * member (the session timeout) — 5.7 s was seen on a loaded machine, against a 5 s bound that made the check flaky.
- * A consumer gone for good (what the check is for) leaves a run that never ends.
+ * member (the session timeout) — 5.7 s was seen on a loaded machine, against a 5 s bound that made the check flaky;
+ * then 13.5 s, before /health said so: it answers 503 once the group has not confirmed the consumer for a session
+ * timeout (`unconfirmedSince`), which the group's empty stretch starts after. A consumer gone for good (what the check
+ * is for) leaves a run that never ends.
  */
 export function healthyWithoutConsumer(
   samples: readonly HealthSample[],

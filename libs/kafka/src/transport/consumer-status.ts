@@ -22,6 +22,11 @@ export interface ConsumerStatus {
    * than the stall limit, as `topic[partition]`: a consumer that runs but does not move.
    */
   readonly stalled?: readonly string[];
+  /**
+   * When the group last confirmed the member (a heartbeat answered, a join), set only when that is longer ago than
+   * the session timeout: the coordinator holds it no longer (it is rejoining, or stuck), so it consumes nothing.
+   */
+  readonly unconfirmedSince?: string;
 }
 
 /** What a health check can ask a consumer. */

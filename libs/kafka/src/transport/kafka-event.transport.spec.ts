@@ -30,3 +30,68 @@ describe('KafkaEventTransport handler lookup', () => {
     expect(t.getHandlerByPattern('block.created')).toBeNull();
   });
 });
+
+describe('KafkaEventTransport membership: a consumer the group has not confirmed for a session timeout', () => {
+  /** A kafkajs stand-in: the consumer joins at once; the test emits its heartbeats. */
+  function fakeKafka() {
+    const listeners = new Map<string, ((e: unknown) => void)[]>();
+    const events = {
+      HEARTBEAT: 'heartbeat',
+      GROUP_JOIN: 'join',
+      REBALANCING: 'rebalancing',
+      STOP: 'stop',
+      CRASH: 'crash',
+    };
+    const client = {
+      producer: () => ({ connect: async () => undefined, disconnect: async () => undefined }),
+      admin: () => ({
+        connect: async () => undefined,
+        disconnect: async () => undefined,
+        fetchTopicMetadata: async () => ({ topics: [] }),
+      }),
+      consumer: () => ({
+        events,
+        on: (event: string, fn: (e: unknown) => void) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
+        connect: async () => undefined,
+        subscribe: async () => undefined,
+        run: async () => undefined,
+        disconnect: async () => undefined,
+      }),
+    };
+    const emit = (event: string) => {
+      for (const fn of listeners.get(event) ?? []) fn({ payload: {} });
+    };
+    return { kafka: client as unknown as Kafka, heartbeat: () => emit(events.HEARTBEAT) };
+  }
+
+  it('is reported (when it was last confirmed) once the timeout has passed, and no longer after a heartbeat', async () => {
+    const { kafka, heartbeat } = fakeKafka();
+    let now = 1_000_000;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    const t = new KafkaEventTransport({
+      kafka,
+      topics: topicNames('test'),
+      streams: ['sessionEvents'],
+      groupId: 'g',
+      consumerName: 'c',
+      sessionTimeoutMs: 6000,
+    });
+    try {
+      await new Promise<void>((resolve, reject) => t.listen((e) => (e ? reject(e) : resolve())));
+      expect(t.consumerStatus().state).toBe('running');
+      now += 6000;
+      expect((await t.checkConsumer(60_000)).unconfirmedSince).toBeUndefined(); // a session timeout, not more
+      now += 1;
+      expect((await t.checkConsumer(60_000)).unconfirmedSince).toBe(new Date(1_000_000).toISOString());
+      heartbeat();
+      expect((await t.checkConsumer(60_000)).unconfirmedSince).toBeUndefined();
+      now += 5000;
+      heartbeat(); // an idle consumer answers a heartbeat every few seconds: never reported
+      now += 5000;
+      expect((await t.checkConsumer(60_000)).unconfirmedSince).toBeUndefined();
+    } finally {
+      clock.mockRestore();
+      await t.close();
+    }
+  });
+});

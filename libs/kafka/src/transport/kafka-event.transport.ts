@@ -134,6 +134,9 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   /** Partition counts of the topics, read at start. */
   private readonly partitionCounts = new Map<string, number>();
   private heartbeatIntervalMs = 1000;
+  private sessionTimeoutMs = DEFAULT_SESSION_TIMEOUT_MS;
+  /** When the group last confirmed this member (a heartbeat answered, a join): it holds the member a session timeout. */
+  private confirmedAt = Date.now();
   /** Handlers by event pattern, looked up once (Nest's lookup JSON-parses the pattern and throws for a plain one). */
   private readonly handlerOfPattern = new Map<string, MessageHandler | null>();
 
@@ -201,6 +204,10 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     const status = this.consumerStatus();
     if (this.consumerState !== 'running') return status;
     const now = Date.now();
+    // Running for kafkajs, but the group has not heard from it for a session timeout: the coordinator holds it no
+    // longer (it is finding a moved coordinator and rejoining, or its loop is stuck), so it consumes nothing.
+    if (now - this.confirmedAt > this.sessionTimeoutMs)
+      return { ...status, unconfirmedSince: new Date(this.confirmedAt).toISOString() };
     const quiet = [...this.replay.assigned].filter((tp) => now - (this.progressAt.get(tp) ?? now) > stallMs);
     if (quiet.length === 0) return status;
     const lag = await this.lagProbe.byPartition();
@@ -253,6 +260,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
   private async startConsumer(): Promise<void> {
     const { kafka, groupId, streams, topics } = this.options;
     const sessionTimeout = this.options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+    this.sessionTimeoutMs = sessionTimeout;
     this.heartbeatIntervalMs = Math.max(500, Math.floor(sessionTimeout / 10));
     const consumer = kafka.consumer({
       groupId,
@@ -265,7 +273,10 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     });
     this.consumer = consumer;
     // A margin of two heartbeats under the session timeout: the answer's time is later than the coordinator's.
-    const confirmed = () => this.options.onMembership?.(Date.now() + sessionTimeout - 2 * this.heartbeatIntervalMs);
+    const confirmed = () => {
+      this.confirmedAt = Date.now();
+      this.options.onMembership?.(this.confirmedAt + sessionTimeout - 2 * this.heartbeatIntervalMs);
+    };
     consumer.on(consumer.events.HEARTBEAT, confirmed);
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       this.logger.log(`joined group ${payload.groupId}: ${JSON.stringify(payload.memberAssignment)}`);
@@ -348,6 +359,8 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
     if (state === this.consumerState) return;
     this.consumerState = state;
     this.stateSince = Date.now();
+    // A consumer that has just started has just joined (kafkajs' run() returns once it has).
+    if (state === 'running') this.confirmedAt = this.stateSince;
   }
 
   /** A fresh broker's group coordinator may still be loading: try again with backoff before giving up. */
