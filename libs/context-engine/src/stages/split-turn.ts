@@ -87,8 +87,8 @@ export function keptSteps(steps: readonly string[], n: number): string[] {
 }
 
 /**
- * A note cut to three of its steps (`keptSteps`), with or without its working state (the squeeze's last resort
- * while the view is over the budget); without it, the state's background launches stay.
+ * A note cut to three of its steps (`keptSteps`) and its whole working state, the most telling lines of it, or none of
+ * it but its background launches (`NoteCut`: the squeeze's last resort while the view is over the budget).
  */
 export function shortNote(content: string, keep: NoteCut): string {
   return keep === 'state'

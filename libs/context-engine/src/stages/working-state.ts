@@ -44,6 +44,7 @@ export function launchesKept(content: string): string {
 }
 const PENDING_HEADING = `## ${'Pending work' satisfies SummarySection}`;
 const CURRENT_STATE_HEADING = `## ${'Current state' satisfies SummarySection}`;
+const FILES_HEADING = `## ${'Files touched' satisfies SummarySection}`;
 
 /** What a replacement's working state is cut to when its whole would not fit (`compactState`), in characters. */
 export const COMPACT_STATE_CHARS = 240;
@@ -60,10 +61,12 @@ export function compactState(content: string, maxChars = COMPACT_STATE_CHARS): s
   if (state === undefined) return '';
   const launches: string[] = [];
   const others: string[] = [];
+  let section = '';
   for (const l of state.split('\n')) {
+    if (l.startsWith('## ')) section = l;
     if (l.startsWith('- ') && isBackgroundLine(l.slice(2))) launches.push(l);
     // A file only seen in a listing or a search is the least telling line: none takes the room of a change.
-    else if (!ONLY_SEEN.test(l)) others.push(l);
+    else if (!(section === FILES_HEADING && ONLY_SEEN.test(l))) others.push(l);
   }
   const body = summarizeDeterministic({ messages: [], previousSummary: others.join('\n'), maxChars })
     .text.split('\n')
