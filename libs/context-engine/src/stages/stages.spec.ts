@@ -722,7 +722,8 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     expect(squeezed.length).toBeLessThan(out.length / 4);
   });
 
-  it("shortens a split-turn note's working state and steps only when that is what makes the view fit", () => {
+  /** One long turn of twelve edits (each with a long intent) whose older ten a split-turn note replaces. */
+  const noteOfTwelveEdits = () => {
     const msgs: ChatMessage[] = [user('refactor the modules')];
     for (let i = 1; i <= 12; i++)
       msgs.push(
@@ -736,6 +737,11 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     const base = stageContext(msgs, 4000);
     const note = splitTurn(base, 1, true)!;
     const entries = applyBlockToEntries(base.entries, note, (m) => base.counter.message(m));
+    return { msgs, base, note, entries };
+  };
+
+  it("shortens a split-turn note's working state and steps only when that is what makes the view fit", () => {
+    const { msgs, base, note, entries } = noteOfTwelveEdits();
     const size = viewTokens(entries, base.counter);
     const noteTokens = entries.find((e) => e.blockId === note.id)!.tokens;
     const at = (budget: number) => {
@@ -763,19 +769,7 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
   });
 
   it('a note too large with its whole working state keeps the most telling lines of it, not only its steps', () => {
-    const msgs: ChatMessage[] = [user('refactor the modules')];
-    for (let i = 1; i <= 12; i++)
-      msgs.push(
-        calls(
-          `step ${i}: ${text(200, i)}`,
-          toolCall(`c${i}`, 'edit', { path: `src/m${i}/index.ts`, oldText: 'a', newText: 'b' }),
-        ),
-        result(`c${i}`, 'ok', 'edit'),
-      );
-    msgs.push(assistant(`done ${text(300, 99)}`));
-    const base = stageContext(msgs, 4000);
-    const note = splitTurn(base, 1, true)!;
-    const entries = applyBlockToEntries(base.entries, note, (m) => base.counter.message(m));
+    const { msgs, base, note, entries } = noteOfTwelveEdits();
     const entry = entries.find((e) => e.blockId === note.id)!;
     const tokens = (keep: NoteCut) =>
       base.counter.message({ role: 'system', content: shortNote(entry.message.content, keep) });
