@@ -7,6 +7,7 @@ import {
   failureOf,
   shortenPath,
   testCountsOf,
+  unwrappedResult,
 } from './call-outcome';
 import { prunedPlaceholder } from './pruned-result';
 import { toolActivity } from './tool-activity';
@@ -112,6 +113,26 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(
       outcomeOf(call('bash', { command: 'cd src' }), result('(Current directory: /testbed/src)\nbash-$')).text,
     ).toBe('ok');
+  });
+
+  it('reads a result stored as JSON with its exit status (Codex): its output and a non-zero status', () => {
+    const wrapped = (output: string, exitCode: number) =>
+      result(JSON.stringify({ output, metadata: { exit_code: exitCode, duration_seconds: 1.2 } }));
+    const failed = outcomeOf(
+      call('shell', { command: ['bash', '-lc', 'cargo build'] }),
+      wrapped('   Compiling app v0.1.0\nerror[E0425]: cannot find value `x` in this scope\n', 101),
+    );
+    expect(failed.ok).toBe(false);
+    expect(failed.text).toContain('cannot find value `x` in this scope');
+    // A plain non-zero status, no error line: still a failure, not `ok`.
+    expect(outcomeOf(call('shell', { command: 'false' }), wrapped('', 1))).toEqual({ ok: false, text: 'exit 1' });
+    expect(outcomeOf(call('shell', { command: 'gen' }), wrapped('wrote 12 files\n', 0))).toEqual({
+      ok: true,
+      text: 'ok: wrote 12 files',
+    });
+    // Other JSON is a result like any other.
+    const other = result('{"output": 3, "files": []}');
+    expect(unwrappedResult(other)).toBe(other);
   });
 
   it('reads the counts of the common test runners', () => {

@@ -37,8 +37,29 @@ const FRAME_LINE =
 /** The lines a command printed: its result's non-empty lines without the harness's frame. */
 const outputLines = (text: string): string[] => nonEmptyLines(text).filter((l) => !FRAME_LINE.test(l));
 
+const WRAPPED = /^\s*\{\s*"output"\s*:/;
+
+/**
+ * A shell result a harness stored as JSON with its exit status (Codex: `{"output": "…", "metadata": {"exit_code": 1,
+ * …}}`): its output, and a non-zero status as the line shells print last (`Exit code: 1`); any other result as it is.
+ */
+export function unwrappedResult(result: ChatMessage): ChatMessage {
+  if (!WRAPPED.test(result.content)) return result;
+  let v: unknown;
+  try {
+    v = JSON.parse(result.content);
+  } catch {
+    return result;
+  }
+  const { output, metadata } = (v ?? {}) as { output?: unknown; metadata?: { exit_code?: unknown } };
+  if (typeof output !== 'string') return result;
+  const code = typeof metadata?.exit_code === 'number' ? metadata.exit_code : 0;
+  return { ...result, content: code !== 0 ? `${output.replace(/\n+$/, '')}\nExit code: ${code}` : output };
+}
+
 /** The line that shows a tool result failed, or undefined when it looks like a success. */
-export function errorLineOf(result: ChatMessage, activity: ToolActivity | undefined): string | undefined {
+export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undefined): string | undefined {
+  const result = unwrappedResult(wrapped);
   // A pruned result's failure as its error line ("error: " is how an outcome says it, not part of the line).
   const pruned = prunedFailure(result.content, result.isError);
   if (pruned !== null) return pruned?.replace(/^error: /, '');
@@ -144,10 +165,11 @@ export interface CallOutcome {
 /** The outcome of one call from its result (undefined: not answered); `errorLine` when the caller has it already. */
 export function callOutcome(
   activity: ToolActivity | undefined,
-  result: ChatMessage | undefined,
-  errorLine: string | undefined = result && errorLineOf(result, activity),
+  wrapped: ChatMessage | undefined,
+  errorLine: string | undefined = wrapped && errorLineOf(wrapped, activity),
 ): CallOutcome {
-  if (!result) return { ok: false, text: 'no result' };
+  if (!wrapped) return { ok: false, text: 'no result' };
+  const result = unwrappedResult(wrapped);
   const pruned = prunedFailure(result.content, result.isError);
   if (pruned !== null) return { ok: pruned === undefined, text: pruned ?? 'ok' };
   const lines = nonEmptyLines(result.content);
