@@ -91,11 +91,7 @@ export function keptSteps(steps: readonly string[], n: number): string[] {
  * it but its background launches (`NoteCut`: the squeeze's last resort while the view is over the budget).
  */
 export function shortNote(content: string, keep: NoteCut): string {
-  return keep === 'state'
-    ? shortNoteWithState(content)
-    : keep === 'compact'
-      ? shortNoteCompact(content)
-      : shortNoteBare(content);
+  return cutNotes[keep](content);
 }
 /**
  * How much of a note the squeeze keeps besides its header: its whole working state and three steps; the state cut to
@@ -104,9 +100,11 @@ export function shortNote(content: string, keep: NoteCut): string {
 export type NoteCut = 'state' | 'compact' | 'bare';
 /** Notes of the views being compacted come back; a few hundred kilobytes of them at most are kept. */
 const NOTES_KEPT = 256;
-const shortNoteWithState = memoOfString((content: string) => cutNote(content, 'state'), NOTES_KEPT);
-const shortNoteCompact = memoOfString((content: string) => cutNote(content, 'compact'), NOTES_KEPT);
-const shortNoteBare = memoOfString((content: string) => cutNote(content, 'bare'), NOTES_KEPT);
+const cutNotes: Record<NoteCut, (content: string) => string> = {
+  state: memoOfString((content: string) => cutNote(content, 'state'), NOTES_KEPT),
+  compact: memoOfString((content: string) => cutNote(content, 'compact'), NOTES_KEPT),
+  bare: memoOfString((content: string) => cutNote(content, 'bare'), NOTES_KEPT),
+};
 
 const isProse = (step: string): boolean => /^- (?:intent|said): /.test(step);
 

@@ -39,12 +39,15 @@ export const workingStateTokenBound = (ctx: Pick<StageContext, 'policy' | 'targe
  */
 export function launchesKept(content: string): string {
   const state = workingStateSection(content);
-  const launches = state?.split('\n').filter((l) => l.startsWith('- ') && isBackgroundLine(l.slice(2))) ?? [];
+  const launches = state?.split('\n').filter(isLaunchItem) ?? [];
   return launches.length ? `\n${WORKING_STATE_HEADING}\n${PENDING_HEADING}\n${launches.join('\n')}` : '';
 }
-const PENDING_HEADING = `## ${'Pending work' satisfies SummarySection}`;
-const CURRENT_STATE_HEADING = `## ${'Current state' satisfies SummarySection}`;
-const FILES_HEADING = `## ${'Files touched' satisfies SummarySection}`;
+const heading = (section: SummarySection): string => `## ${section}`;
+const PENDING_HEADING = heading('Pending work');
+const CURRENT_STATE_HEADING = heading('Current state');
+const FILES_HEADING = heading('Files touched');
+/** A working state's item line that names a background launch not collected. */
+const isLaunchItem = (line: string): boolean => line.startsWith('- ') && isBackgroundLine(line.slice(2));
 
 /** What a replacement's working state is cut to when its whole would not fit (`compactState`), in characters. */
 export const COMPACT_STATE_CHARS = 240;
@@ -64,7 +67,7 @@ export function compactState(content: string, maxChars = COMPACT_STATE_CHARS): s
   let section = '';
   for (const l of state.split('\n')) {
     if (l.startsWith('## ')) section = l;
-    if (l.startsWith('- ') && isBackgroundLine(l.slice(2))) launches.push(l);
+    if (isLaunchItem(l)) launches.push(l);
     // A file only seen in a listing or a search is the least telling line: none takes the room of a change.
     else if (!(section === FILES_HEADING && ONLY_SEEN.test(l))) others.push(l);
   }
