@@ -66,3 +66,9 @@ export async function startService(
     kill: () => signal('SIGKILL'),
   };
 }
+
+/** GET /health of a running service: its status and JSON body. */
+export async function health(service: RunningService): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${service.url}/health`);
+  return { status: res.status, body: await res.json() };
+}

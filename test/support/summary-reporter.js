@@ -1,5 +1,5 @@
 const { existsSync, readFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { join, relative } = require('node:path');
 
 // Prints the plain closing line "N passed, N failed" that CI reads, after Jest's own summary, and before it how the
 // integration files used their lock (integration-environment.js).
@@ -20,6 +20,13 @@ class SummaryReporter {
           `the last; ${s(sum((f) => f.released - f.got))} running (exclusive ` +
           `${s(exclusive.reduce((n, f) => n + f.released - f.got, 0))}), ${s(sum((f) => f.got - f.asked))} ` +
           'waiting for the lock\n',
+      );
+      // Where the time goes: the slowest files by their time holding the lock (Jest's own figure adds the wait).
+      const slowest = [...files].sort((a, b) => b.released - b.got - (a.released - a.got)).slice(0, 12);
+      process.stderr.write(
+        `slowest (holding the lock): ${slowest
+          .map((f) => `${relative(process.cwd(), f.file)} ${s(f.released - f.got)}${f.exclusive ? ' (x)' : ''}`)
+          .join(', ')}\n`,
       );
     }
     const skipped = results.numPendingTests + results.numTodoTests;
