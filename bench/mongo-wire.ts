@@ -9,13 +9,14 @@
  * Then the projector's writes as it makes them, with the server's CPU per document or statement (from
  * /proc/<pid>/stat: the local stack's FerretDB, or `--pid`): message documents inserted 370 at a time, with the
  * read model's one index and with a second one; session documents updated 27 to a bulk write, guarded on their
- * last offset as the projector does, or by `_id` alone.
+ * last offset as the projector does, or by `_id` alone. Last, a steady flow of 6,000 guarded updates: the CPU per
+ * update at its start and at its end, and the size of the write-ahead log it leaves.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { mongo } from 'mongoose';
-import { repoRoot, stackEnv } from '../tools/local-stack';
+import { repoRoot, stackEnv, stackStateDir } from '../tools/local-stack';
 import { cpuMsOf } from './pipeline-support';
 
 const opts = new Command()
@@ -167,6 +168,39 @@ async function projectorWrites(db: mongo.Db): Promise<void> {
     );
   }
   console.table(rows);
+  await steadyUpdates(db, pid);
+}
+
+/**
+ * A steady flow of guarded updates (the projector's session writes over a long run): 200 documents, 6,000 updates in
+ * bulk writes of 100, with the server's CPU per update over the first and the last 1,000 and the size of the
+ * database's write-ahead log after (its SQLite file, when the server is the local stack's FerretDB).
+ */
+async function steadyUpdates(db: mongo.Db, pid: number): Promise<void> {
+  const c = db.collection<{ _id: string; lastOffset: number; updatedAt: string }>('steady');
+  await c.insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: `s${i}`, lastOffset: 0, updatedAt: '' })));
+  const perUpdate: number[] = [];
+  for (let round = 1; round <= 60; round++) {
+    const c0 = cpuMsOf(pid);
+    const first = ((round - 1) % 2) * 100;
+    const ops = Array.from({ length: 100 }, (_, i) => ({
+      updateOne: {
+        filter: { _id: `s${first + i}`, lastOffset: Math.floor((round - 1) / 2) },
+        update: { $set: { lastOffset: Math.floor((round - 1) / 2) + 1, updatedAt: new Date().toISOString() } },
+      },
+    }));
+    const r = await c.bulkWrite(ops, { ordered: false });
+    if (r.matchedCount !== ops.length) throw new Error(`a guarded update matched ${r.matchedCount} of ${ops.length}`);
+    perUpdate.push((cpuMsOf(pid) - c0) / ops.length);
+  }
+  const mean = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(3);
+  const wal = opts.uri ? undefined : resolve(stackStateDir(), 'mongo', 'data', `${db.databaseName}.sqlite-wal`);
+  const walBytes = wal && existsSync(wal) ? statSync(wal).size : undefined;
+  console.log(
+    `steady guarded updates (6,000 of 200 documents, 100 a bulk write): server CPU per update ${mean(perUpdate.slice(0, 10))} ms ` +
+      `over the first 1,000, ${mean(perUpdate.slice(-10))} ms over the last 1,000; write-ahead log after: ` +
+      (walBytes === undefined ? 'not read (another server)' : `${(walBytes / 1024 / 1024).toFixed(1)} MB`),
+  );
 }
 
 main().catch((error: unknown) => {

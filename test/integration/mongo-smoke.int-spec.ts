@@ -1,13 +1,15 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import mongoose, { Schema, type Connection } from 'mongoose';
+import { stackStateDir } from '../../tools/local-stack';
 import { testStack, unique } from '../support/stack-settings';
 
 describe('local MongoDB-wire server (smoke)', () => {
   let connection: Connection;
+  const dbName = unique('smoke').replace(/-/g, '_');
 
   beforeAll(async () => {
-    connection = await mongoose
-      .createConnection(testStack().mongoUri, { dbName: unique('smoke').replace(/-/g, '_') })
-      .asPromise();
+    connection = await mongoose.createConnection(testStack().mongoUri, { dbName }).asPromise();
   });
 
   afterAll(async () => {
@@ -98,4 +100,25 @@ describe('local MongoDB-wire server (smoke)', () => {
     expect(await collection.findOne({ _id: 's7', lastOffset: { $gte: 8 } })).toEqual({ _id: 's7', lastOffset: 8 });
     expect(await collection.countDocuments({ lastOffset: 8 })).toBe(2); // s7 and s8
   });
+
+  // deploy/local/ferretdb/patches/04: an `update` held its query open while it wrote, so no WAL checkpoint could
+  // reset the database's write-ahead log: under a steady flow of updates (the projector's session writes) it grew
+  // without end (150 MB after 18,000 updates of 3,000 documents), each update slower as it grew.
+  it('keeps the write-ahead log bounded under a steady flow of updates', async () => {
+    const collection = connection.db!.collection<{ _id: string; lastOffset: number }>('steady_updates');
+    await collection.insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: `s${i}`, lastOffset: 0 })));
+    for (let round = 1; round <= 40; round++) {
+      const result = await collection.bulkWrite(
+        Array.from({ length: 100 }, (_, i) => ({
+          updateOne: { filter: { _id: `s${i}`, lastOffset: round - 1 }, update: { $set: { lastOffset: round } } },
+        })),
+        { ordered: false },
+      );
+      expect(result.matchedCount).toBe(100);
+    }
+    // The local stack's SQLite files: one database per file, its log beside it. SQLite checkpoints the log at 1,000
+    // pages (4 MB) and starts it over when no reader holds an older snapshot; 4,000 updates write about 10,000 pages.
+    const wal = join(stackStateDir(), 'mongo', 'data', `${dbName}.sqlite-wal`);
+    expect(statSync(wal).size).toBeLessThan(8 * 1024 * 1024);
+  }, 60_000);
 });

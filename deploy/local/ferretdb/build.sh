@@ -16,6 +16,11 @@
 # decoded every document (34 ms of CPU per update with 500 documents of 300 bytes; 1.2 ms for `{_id: x}`).
 # Safe because the handler filters every document the backend returns again with the whole filter.
 #
+# 04 — an `update` statement reads its matching documents and closes its query before it writes them. It wrote
+# while its query was open, and an open query holds a read snapshot: no WAL checkpoint could then start the log
+# over, so under a steady flow of updates the write-ahead log grew without end (47 MB after 6,000 updates of 200
+# documents) and each update cost more (0.92 → 1.07 ms of CPU; patched 0.70 ms throughout, the log at 4 MB).
+#
 # How: the dependencies are vendored into a scratch copy of this module, the patches are applied to the
 # vendored FerretDB (git apply: each must apply exactly), and the copy is built with -mod=vendor (Go refuses
 # overlays of files in the module cache). See deploy/local/README.md.
