@@ -42,6 +42,7 @@ interface Pass {
 const contextFor = (state: SessionState, entries: readonly EffectiveEntry[], targetTokens: number): StageContext => ({
   sessionId: state.sessionId,
   entries,
+  originals: state.originals,
   counter: state.counter,
   policy: state.policy,
   budget: state.budget,

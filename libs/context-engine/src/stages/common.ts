@@ -11,6 +11,8 @@ import type { TailProtection } from './tail-protection';
 export interface StageContext {
   readonly sessionId: string;
   readonly entries: readonly EffectiveEntry[];
+  /** The session's messages as appended, by position (what an entry's `from`..`to` stand for). */
+  readonly originals: readonly ChatMessage[];
   readonly counter: TokenCounter;
   readonly policy: CompactionPolicy;
   readonly budget: HistoryBudget;

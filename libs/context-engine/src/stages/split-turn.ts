@@ -184,20 +184,40 @@ function newestWithin(lines: readonly string[], maxChars: number): string[] {
     : kept;
 }
 
+/**
+ * The entries [start, end] a new note is built from, with an earlier note the squeeze cut (`shortNote`: a
+ * keep-within-budget entry) given back as the original messages it stands for. Stacked on the cut note, the new note
+ * could only pass on what the cut kept (three steps, a few lines of state): a file the turn wrote, a command that
+ * failed, gone for good although the view now has room for them.
+ */
+function noteSource(ctx: StageContext, start: number, end: number): EffectiveEntry[] {
+  const out: EffectiveEntry[] = [];
+  for (let i = start; i <= end; i++) {
+    const e = ctx.entries[i]!;
+    if (e.stage !== 'keep-within-budget' || !e.message.content.startsWith(SPLIT_TURN_HEADER)) out.push(e);
+    else for (let p = e.from; p <= e.to; p++) out.push({ message: ctx.originals[p]!, from: p, to: p, tokens: 0 });
+  }
+  return out;
+}
+
 /** The rich note: header, working state of the prefix, then its newest steps. */
 function richNotes(ctx: StageContext, start: number, end: number, calls: number): ChatMessage[] {
   const header = `${SPLIT_TURN_HEADER} — ${calls} earlier tool call(s)]`;
+  const source = noteSource(ctx, start, end);
+  const last = source.length - 1;
   // The steps may take a quarter of the target (the newest first), the working state its own share.
   const stepChars = Math.max(800, Math.floor(ctx.targetTokens * STEPS_SHARE * CHARS_PER_TOKEN));
-  const steps = newestWithin(richStepLines(ctx.entries, start, end), stepChars);
+  const steps = newestWithin(richStepLines(source, 0, last), stepChars);
   // The latest intent is the last step: the working state's "Current state" would repeat it.
-  const state = workingStateOf(ctx.entries, start, end, workingStateChars(ctx))?.replace(
-    /\n?## Current state\n[\s\S]*$/,
-    '',
-  );
+  const state = workingStateOf(source, 0, last, workingStateChars(ctx))?.replace(/\n?## Current state\n[\s\S]*$/, '');
   const withState = state ? `${header}\n${WORKING_STATE_HEADING}\n${state}\n` : `${header}\n`;
+  const rich = `${withState}${STEPS_HEADING}\n${steps.join('\n')}`;
   return [
-    { role: 'system', content: `${withState}${STEPS_HEADING}\n${steps.join('\n')}` },
+    { role: 'system', content: rich },
+    // Built from the originals of a cut note, the rich note may be longer than the span it replaces: its cut forms.
+    ...(source.length > end - start + 1
+      ? (['state', 'compact'] as const).map((cut) => ({ role: 'system' as const, content: shortNote(rich, cut) }))
+      : []),
     {
       role: 'system',
       content: `${header}\n${STEPS_HEADING}\n${newestWithin(steps, workingStateChars(ctx, 0.5)).join('\n')}`,

@@ -10,6 +10,7 @@ import {
   computeTailProtection,
   dedupeFileReads,
   keepWithinBudget,
+  makeBlock,
   pruneToolOutputs,
   pruneThresholds,
   selectSummaryRange,
@@ -785,6 +786,43 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     expect(squeezed).toContain('# Working state');
     expect(squeezed).toMatch(/src\/m\d+\/index\.ts \(edit\)/);
     expect(squeezed).not.toContain('intent:');
+  });
+
+  it('a note built over a note the squeeze cut reads the calls of the cut note from the original messages', () => {
+    // Fourteen edits: a note stands for the first ten, the squeeze cuts it to three steps, the turn goes on.
+    const msgs: ChatMessage[] = [user('refactor the modules')];
+    for (let i = 1; i <= 14; i++)
+      msgs.push(
+        calls(
+          `step ${i}: ${text(200, i)}`,
+          toolCall(`c${i}`, 'edit', { path: `src/m${i}/index.ts`, oldText: 'a', newText: 'b' }),
+        ),
+        result(`c${i}`, i === 2 ? 'Error: oldText not found in src/m2/index.ts' : 'ok', 'edit'),
+      );
+    msgs.push(assistant(`done ${text(300, 99)}`));
+    const first = stageContext(msgs.slice(0, 25), 4000);
+    const note = splitTurn(first, 1, true)!;
+    const [edit] = note.edits;
+    const ctx = stageContext(msgs, 4000);
+    const noted = applyBlockToEntries(ctx.entries, note, (m) => ctx.counter.message(m));
+    const bare = shortNote(edit!.replacement[0]!.content, 'bare');
+    expect(bare).not.toContain('src/m1/index.ts'); // what stacking on the cut note could pass on
+    const cut = makeBlock({ ...ctx, entries: noted }, 'keep-within-budget', [
+      { from: edit!.from, to: edit!.to, replacement: [{ role: 'system', content: bare }] },
+    ])!;
+    const entries = applyBlockToEntries(noted, cut, (m) => ctx.counter.message(m));
+    const later = {
+      ...ctx,
+      entries,
+      protection: computeTailProtection(entries, ctx.policy.tail, ctx.budget.historyBudget),
+    };
+    const stacked = splitTurn(later, 1, true)!;
+    const content = stacked.edits[0]!.replacement[0]!.content;
+    expect(stacked.edits[0]!.from).toBe(edit!.from);
+    expect(content).toContain('src/m1/index.ts (edit)');
+    expect(content).toContain('src/m13/index.ts (edit)');
+    expect(content).toMatch(/oldText not found in src\/m2\/index\.ts/);
+    expect(content).toMatch(/^\[Turn prefix compressed — 13 earlier tool call\(s\)\]/);
   });
 
   it('never cuts an unconsumed result and never collapses a call still waiting for its results', () => {

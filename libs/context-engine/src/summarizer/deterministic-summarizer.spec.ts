@@ -144,6 +144,26 @@ describe('summarizeDeterministic', () => {
     expect(r.sections.userRequests).toEqual(['hi']);
   });
 
+  it('cut to its bound, Commands run keeps the commands that ran something before newer ones that only looked around', () => {
+    const run = call('bash', { command: 'python reproduce.py' });
+    const looks = ['ls -F', 'find_file "fields.py" src', 'grep -n TimeDelta src/fields.py', 'open src/fields.py 1474'];
+    const around = looks.map((command) => call('bash', { command }));
+    const messages: ChatMessage[] = [
+      ask('Fix the TimeDelta rounding.'),
+      say('', run),
+      answer(run, '344'),
+      ...around.flatMap((c, i) => [say('', c), answer(c, `listing ${i}`)]),
+    ];
+    const full = summarizeDeterministic({ messages, maxChars: 4000 }).sections.commandsRun;
+    expect(full).toHaveLength(5);
+    const cut = summarizeDeterministic({ messages, maxChars: 320 });
+    expect(cut.omitted.commandsRun).toBeGreaterThan(0);
+    expect(cut.sections.commandsRun).toContain('`python reproduce.py` → ok: 344');
+    // The kept ones stay in the order they ran.
+    const kept = cut.sections.commandsRun.map((line) => full.indexOf(line));
+    expect(kept).toEqual([...kept].sort((a, b) => a - b));
+  });
+
   it('keeps the newest user requests (and the first, the task) when over budget, and counts the rest', () => {
     const messages = Array.from({ length: 60 }, (_, i) => [
       ask(`request number ${i} ${'x'.repeat(200)}`),

@@ -12,7 +12,7 @@ import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
-import { activitiesOf, labelTargets, resolvedTargets, type ToolActivity } from './tool-activity';
+import { activitiesOf, labelTargets, looksAround, resolvedTargets, type ToolActivity } from './tool-activity';
 
 /**
  * The offline summarizer: a structured, bounded, deterministic digest of a span of conversation, built
@@ -587,7 +587,10 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
       .map(([, x]) => x)
       .sort((a, b) => b.count - a.count || b.rank - a.rank || (a.text < b.text ? -1 : 1))
       .map((x, i) => ({ text: x.text, order: i })),
-    commandsRun: byRankDesc([...model.commands.values()]).map((c) => ({ text: formatCommand(c), order: c.rank })),
+    // Commands that ran something before the ones that only looked around, each kind newest first.
+    commandsRun: byRankDesc([...model.commands.values()])
+      .sort((a, b) => Number(looksAround(a.command)) - Number(looksAround(b.command)))
+      .map((c) => ({ text: formatCommand(c), order: c.rank })),
     errorsSeen: errors.map((e) => ({
       text: formatError(e),
       order: e.rank,

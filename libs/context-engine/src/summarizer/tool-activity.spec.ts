@@ -1,6 +1,6 @@
 import { newCall } from '../testing/fixtures';
 import { callOutcome, describeCall } from './call-outcome';
-import { filesOfPatch, toolActivity } from './tool-activity';
+import { filesOfPatch, looksAround, toolActivity } from './tool-activity';
 
 describe('toolActivity: the shapes other agents give their calls', () => {
   it("reads an argv command (Codex's shell tool): the script given to `bash -lc`, else the words", () => {
@@ -68,4 +68,19 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     const line = describeCall(c, activity, callOutcome(activity, { role: 'tool', content: 'Exit code: 1\n1 failed' }));
     expect(line).toMatch(/^shell `pytest -q` → exit 1/);
   });
+});
+
+describe('looksAround: commands that only list, search or show', () => {
+  it.each(['ls -F', 'cd /repo && ls', 'find . -name "*.py"', 'grep -rn foo src', 'cat a.py | head', 'open a.py 40'])(
+    '%s looks around',
+    (command) => expect(looksAround(command)).toBe(true),
+  );
+  it.each([
+    'python reproduce.py',
+    'npm test',
+    'cd /repo && pytest -x',
+    'sed -i s/a/b/ a.py',
+    './build.sh',
+    'git commit -m x',
+  ])('%s runs or changes something', (command) => expect(looksAround(command)).toBe(false));
 });

@@ -163,6 +163,17 @@ export const withoutLeadingCd = (line: string): string => {
   return stripped === line || stripped.trim() === '' ? line.trim() : withoutLeadingCd(stripped);
 };
 
+/** Programs that only look around: list, find, search, show a file or move in it, print where one is. */
+const LOOKING_AROUND =
+  /^(?:ls|ll|tree|pwd|cd|find|fd|locate|grep|egrep|rg|ag|cat|head|tail|less|more|nl|wc|file|stat|which|whereis|type|echo|open|goto|scroll_up|scroll_down|search_dir|search_file|find_file)$/;
+
+/**
+ * A command that only looks around (`ls -F`, `find_file x.py`, `grep -n foo a.py`, `open a.py 40`): what it showed is
+ * in the files and symbols of a summary, its line in Commands run tells less than one of a command that ran something.
+ */
+export const looksAround = (command: string): boolean =>
+  LOOKING_AROUND.test(tokenize(withoutLeadingCd(command))[0] ?? '');
+
 /** `npm run check 2>&1 | head -40` and `npm run check` are the same operation for "was it fixed later". */
 const commandKey = (line: string): string =>
   line

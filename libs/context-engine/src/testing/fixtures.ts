@@ -139,6 +139,7 @@ export function stageContext(
   return {
     sessionId: 'test',
     entries,
+    originals: messages,
     counter,
     policy,
     budget: b,
