@@ -723,18 +723,24 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     expect(squeezed.length).toBeLessThan(out.length / 4);
   });
 
-  /** One long turn of twelve edits (each with a long intent) whose older ten a split-turn note replaces. */
-  const noteOfTwelveEdits = () => {
+  /** One long turn of `n` edits of `src/m<i>/index.ts`, each with a long intent; `results(i)` answers edit i. */
+  const turnOfEdits = (n: number, results: (i: number) => string = () => 'ok') => {
     const msgs: ChatMessage[] = [user('refactor the modules')];
-    for (let i = 1; i <= 12; i++)
+    for (let i = 1; i <= n; i++)
       msgs.push(
         calls(
           `step ${i}: ${text(200, i)}`,
           toolCall(`c${i}`, 'edit', { path: `src/m${i}/index.ts`, oldText: 'a', newText: 'b' }),
         ),
-        result(`c${i}`, 'ok', 'edit'),
+        result(`c${i}`, results(i), 'edit'),
       );
     msgs.push(assistant(`done ${text(300, 99)}`));
+    return msgs;
+  };
+
+  /** One long turn of twelve edits whose older ten a split-turn note replaces. */
+  const noteOfTwelveEdits = () => {
+    const msgs = turnOfEdits(12);
     const base = stageContext(msgs, 4000);
     const note = splitTurn(base, 1, true)!;
     const entries = applyBlockToEntries(base.entries, note, (m) => base.counter.message(m));
@@ -790,16 +796,7 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
 
   it('a note built over a note the squeeze cut reads the calls of the cut note from the original messages', () => {
     // Fourteen edits: a note stands for the first ten, the squeeze cuts it to three steps, the turn goes on.
-    const msgs: ChatMessage[] = [user('refactor the modules')];
-    for (let i = 1; i <= 14; i++)
-      msgs.push(
-        calls(
-          `step ${i}: ${text(200, i)}`,
-          toolCall(`c${i}`, 'edit', { path: `src/m${i}/index.ts`, oldText: 'a', newText: 'b' }),
-        ),
-        result(`c${i}`, i === 2 ? 'Error: oldText not found in src/m2/index.ts' : 'ok', 'edit'),
-      );
-    msgs.push(assistant(`done ${text(300, 99)}`));
+    const msgs = turnOfEdits(14, (i) => (i === 2 ? 'Error: oldText not found in src/m2/index.ts' : 'ok'));
     const first = stageContext(msgs.slice(0, 25), 4000);
     const note = splitTurn(first, 1, true)!;
     const [edit] = note.edits;
