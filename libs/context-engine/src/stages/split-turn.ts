@@ -10,6 +10,7 @@ import {
   WORKING_STATE_HEADING,
   compactState,
   launchesKept,
+  unsqueezed,
   workingStateChars,
   workingStateOf,
 } from './working-state';
@@ -184,26 +185,10 @@ function newestWithin(lines: readonly string[], maxChars: number): string[] {
     : kept;
 }
 
-/**
- * The entries [start, end] a new note is built from, with an earlier note the squeeze cut (`shortNote`: a
- * keep-within-budget entry) given back as the original messages it stands for. Stacked on the cut note, the new note
- * could only pass on what the cut kept (three steps, a few lines of state): a file the turn wrote, a command that
- * failed, gone for good although the view now has room for them.
- */
-function noteSource(ctx: StageContext, start: number, end: number): EffectiveEntry[] {
-  const out: EffectiveEntry[] = [];
-  for (let i = start; i <= end; i++) {
-    const e = ctx.entries[i]!;
-    if (e.stage !== 'keep-within-budget' || !e.message.content.startsWith(SPLIT_TURN_HEADER)) out.push(e);
-    else for (let p = e.from; p <= e.to; p++) out.push({ message: ctx.originals[p]!, from: p, to: p, tokens: 0 });
-  }
-  return out;
-}
-
 /** The rich note: header, working state of the prefix, then its newest steps. */
 function richNotes(ctx: StageContext, start: number, end: number, calls: number): ChatMessage[] {
   const header = `${SPLIT_TURN_HEADER} — ${calls} earlier tool call(s)]`;
-  const source = noteSource(ctx, start, end);
+  const source = unsqueezed(ctx.entries, start, end, ctx.originals);
   const last = source.length - 1;
   // The steps may take a quarter of the target (the newest first), the working state its own share.
   const stepChars = Math.max(800, Math.floor(ctx.targetTokens * STEPS_SHARE * CHARS_PER_TOKEN));

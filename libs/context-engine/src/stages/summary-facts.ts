@@ -1,3 +1,4 @@
+import type { ChatMessage } from '../model/message';
 import type { EffectiveEntry } from '../overlay';
 import { launchOfLine } from '../summarizer/background';
 import { workingStateOf } from './working-state';
@@ -80,8 +81,9 @@ export function factsMissingFrom(
   i: number,
   j: number,
   maxChars: number,
+  originals?: readonly ChatMessage[],
 ): string | undefined {
-  const state = workingStateOf(entries, i, j, maxChars);
+  const state = workingStateOf(entries, i, j, maxChars, originals);
   if (!state) return undefined;
   return missingItems(summary, state);
 }

@@ -120,7 +120,7 @@ export function summaryBlock(
   for (const e of entries)
     if (e.from <= range.to && range.from <= e.to && (e.from < range.from || e.to > range.to)) return null;
   for (let k = i; k <= j; k++) if (ctx.protection.verbatim.has(k)) return null;
-  const missing = factsMissingFrom(summary, entries, i, j, workingStateChars(ctx));
+  const missing = factsMissingFrom(summary, entries, i, j, workingStateChars(ctx), ctx.originals);
   const text = missing ? `${summary.trimEnd()}\n${KEPT_HEADING}\n${missing}` : summary;
   const message =
     header === 'steps'
@@ -190,7 +190,7 @@ export function digestBlock(ctx: StageContext, sel: SummaryRange): CompactionBlo
   if (used < all.length) body += `\n[... ${all.length - used} more turns omitted]`;
   const message: ChatMessage = {
     role: 'system',
-    content: withWorkingState(header + body, ctx.entries, sel.start, sel.end, workingStateChars(ctx)),
+    content: withWorkingState(header + body, ctx.entries, sel.start, sel.end, workingStateChars(ctx), ctx.originals),
   };
   return makeBlock(ctx, 'digest', [{ from: sel.range.from, to: sel.range.to, replacement: [message] }]);
 }

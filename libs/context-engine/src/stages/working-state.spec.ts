@@ -47,6 +47,53 @@ describe('workingStateOf: a note without a working state of its own', () => {
   });
 });
 
+describe('workingStateOf over entries the squeeze cut, given the original messages', () => {
+  const write = newCall('write', { path: 'src/parser.ts', content: 'export const parse = () => 1;' });
+  const test = newCall('bash', { command: 'npm test -- parser' });
+  const originals: ChatMessage[] = [
+    { role: 'user', content: 'Add a parser.' },
+    say('Writing it.', write),
+    answer(write, 'ok'),
+    say('', test),
+    answer(test, 'FAIL src/parser.spec.ts\n  ✕ parses an empty string\nTests: 1 failed, 3 passed'),
+    { role: 'user', content: 'Go on.' },
+  ];
+  const cut = (content: string, from: number, to: number, role: ChatMessage['role'] = 'system'): EffectiveEntry => ({
+    message: role === 'tool' ? { ...originals[from]!, content } : { role, content },
+    from,
+    to,
+    blockId: `k${from}`,
+    stage: 'keep-within-budget',
+    tokens: 10,
+  });
+
+  it('reads a marker cut to its first line as the messages it stands for', () => {
+    const entries = [
+      cut('[Context compacted: 5 earlier messages omitted to fit the context window]', 0, 4),
+      original(originals[5]!, 5),
+    ];
+    expect(workingStateOf(entries, 0, 1, 4000)).not.toContain('src/parser.ts');
+    const state = workingStateOf(entries, 0, 1, 4000, originals)!;
+    expect(state).toContain('src/parser.ts (write)');
+    expect(state).toMatch(/npm test -- parser` → (?:error|tests 1 failed)/);
+  });
+
+  it('reads a tool body cut to its head as the whole result, and leaves the other entries as they are', () => {
+    const entries = [1, 2, 3].map((at) => original(originals[at]!, at));
+    entries.push(cut('FAIL src/parser.spec.ts [… cut to fit the context window]', 4, 4, 'tool'));
+    expect(workingStateOf(entries, 0, 3, 4000)).not.toContain('(tests 1 failed, 3 passed)');
+    const state = workingStateOf(entries, 0, 3, 4000, originals)!;
+    expect(state).toContain('(tests 1 failed, 3 passed)');
+    // A marker of keep-within-budget's own cut carries a working state: it is read as it is, not expanded.
+    const marker = {
+      ...cut(`[Context compacted]\n${WORKING_STATE_HEADING}\n## Files touched\n- src/other.ts (edit)`, 0, 4),
+    };
+    const withMarker = workingStateOf([marker, original(originals[5]!, 5)], 0, 1, 4000, originals)!;
+    expect(withMarker).toContain('src/other.ts');
+    expect(withMarker).not.toContain('src/parser.ts');
+  });
+});
+
 describe('a note squeezed to a few steps (the last resort over the budget)', () => {
   const steps = [
     '- intent: Check the files provided.',

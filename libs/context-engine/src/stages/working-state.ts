@@ -101,21 +101,57 @@ export function condensedTextOf(e: EffectiveEntry): string | undefined {
   return workingStateSection(e.message.content);
 }
 
+/** A note's step lines start under this heading (split-turn's `STEPS_HEADING`). */
+const STEPS_AT = '\n# In-turn steps';
+
+/**
+ * An entry the squeeze cut (keep-within-budget's last resort): a note cut to a few steps, a marker cut to its first
+ * line, a tool body cut to its head. (A marker of keep-within-budget's own turn cut carries its working state.)
+ */
+const squeezed = (e: EffectiveEntry): boolean =>
+  e.stage === 'keep-within-budget' &&
+  (e.message.role === 'tool' ||
+    e.message.content.includes(STEPS_AT) ||
+    workingStateSection(e.message.content) === undefined);
+
+/**
+ * View entries [i, j], each entry the squeeze cut given back as the original messages it stands for: a note, a
+ * marker or a summary built over a cut entry could otherwise pass on only what the cut kept (three steps, a marker's
+ * first line), though the new one has room for more.
+ */
+export function unsqueezed(
+  entries: readonly EffectiveEntry[],
+  i: number,
+  j: number,
+  originals: readonly ChatMessage[],
+): EffectiveEntry[] {
+  const out: EffectiveEntry[] = [];
+  for (let k = i; k <= j; k++) {
+    const e = entries[k]!;
+    if (!squeezed(e)) out.push(e);
+    else for (let p = e.from; p <= e.to; p++) out.push({ message: originals[p]!, from: p, to: p, tokens: 0 });
+  }
+  return out;
+}
+
 /**
  * The working state of the view entries [i, j], at most `maxChars` characters (without its heading), or
- * undefined when there is nothing to tell or the budget is 0.
+ * undefined when there is nothing to tell or the budget is 0. With the session's `originals`, an entry the squeeze
+ * cut is read as the messages it stands for (`unsqueezed`).
  */
 export function workingStateOf(
   entries: readonly EffectiveEntry[],
   i: number,
   j: number,
   maxChars: number,
+  originals?: readonly ChatMessage[],
 ): string | undefined {
   if (maxChars <= 0) return undefined;
+  const span = originals ? unsqueezed(entries, i, j, originals) : entries.slice(i, j + 1);
   const messages: ChatMessage[] = [];
   const previous: string[] = [];
-  for (let k = i; k <= j; k++) {
-    const e = entries[k]!;
+  for (let k = 0; k < span.length; k++) {
+    const e = span[k]!;
     if (isOriginal(e)) {
       if (e.message.role !== 'system') messages.push(e.message);
       continue;
@@ -124,7 +160,7 @@ export function workingStateOf(
     if (condensed) previous.push(condensed);
     else if (e.message.role !== 'system') messages.push(e.message);
     // A note that could not carry a working state still names its calls: read them back from its step lines.
-    else messages.push(...messagesOfSteps(e.message.content, k));
+    else messages.push(...messagesOfSteps(e.message.content, i + k));
   }
   if (messages.length === 0 && previous.length === 0) return undefined;
   const summary = summarizeDeterministic({
@@ -138,7 +174,7 @@ export function workingStateOf(
 
 /** The step lines of a note (`# In-turn steps …` then `- …` lines), as the calls and results they describe. */
 function messagesOfSteps(content: string, at: number): ChatMessage[] {
-  const heading = content.indexOf('\n# In-turn steps');
+  const heading = content.indexOf(STEPS_AT);
   if (heading < 0) return [];
   const out: ChatMessage[] = [];
   content
@@ -164,8 +200,9 @@ export function withWorkingState(
   i: number,
   j: number,
   maxChars: number,
+  originals?: readonly ChatMessage[],
 ): string {
-  const state = workingStateOf(entries, i, j, maxChars);
+  const state = workingStateOf(entries, i, j, maxChars, originals);
   return state ? `${header}\n${WORKING_STATE_HEADING}\n${state}` : header;
 }
 
@@ -184,7 +221,7 @@ export function markerBlock(
   const edit = { from: entries[i]!.from, to: entries[j]!.to };
   const rich: ChatMessage = {
     role: 'system',
-    content: withWorkingState(bare.content, entries, i, j, workingStateChars(ctx)),
+    content: withWorkingState(bare.content, entries, i, j, workingStateChars(ctx), ctx.originals),
   };
   const withRich = makeBlock(ctx, stage, [{ ...edit, replacement: [rich] }]);
   if (withRich) return withRich;
