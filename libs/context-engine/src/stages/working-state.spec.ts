@@ -9,14 +9,14 @@ import { keptSteps, shortNote, STEPS_HEADING } from './split-turn';
 import { COMPACT_STATE_CHARS, WORKING_STATE_HEADING, compactState, workingStateOf } from './working-state';
 
 const original = (message: ChatMessage, at: number): EffectiveEntry => ({ message, from: at, to: at, tokens: 10 });
-const note = (content: string, from: number, to: number): EffectiveEntry => ({
-  message: { role: 'system', content },
-  from,
-  to,
-  blockId: `b${from}`,
-  stage: 'split-turn',
-  tokens: 50,
-});
+/** An entry a block put in the view for originals [from, to]: a split-turn note unless another stage is named. */
+const note = (
+  content: string,
+  from: number,
+  to: number,
+  stage: EffectiveEntry['stage'] = 'split-turn',
+  message: ChatMessage = { role: 'system', content },
+): EffectiveEntry => ({ message, from, to, blockId: `b${from}`, stage, tokens: 50 });
 
 describe('workingStateOf: a note without a working state of its own', () => {
   it('still gives the files, commands and errors its step lines name (they are not lost when notes stack)', () => {
@@ -58,14 +58,9 @@ describe('workingStateOf over entries the squeeze cut, given the original messag
     answer(test, 'FAIL src/parser.spec.ts\n  ✕ parses an empty string\nTests: 1 failed, 3 passed'),
     { role: 'user', content: 'Go on.' },
   ];
-  const cut = (content: string, from: number, to: number, role: ChatMessage['role'] = 'system'): EffectiveEntry => ({
-    message: role === 'tool' ? { ...originals[from]!, content } : { role, content },
-    from,
-    to,
-    blockId: `k${from}`,
-    stage: 'keep-within-budget',
-    tokens: 10,
-  });
+  /** What the squeeze left of originals [from, to]: a system message, or the cut body of the tool result at `from`. */
+  const cut = (content: string, from: number, to: number, role: 'system' | 'tool' = 'system'): EffectiveEntry =>
+    note(content, from, to, 'keep-within-budget', role === 'tool' ? { ...originals[from]!, content } : undefined);
 
   it('reads a marker cut to its first line as the messages it stands for', () => {
     const entries = [
