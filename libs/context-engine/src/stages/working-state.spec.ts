@@ -6,7 +6,7 @@ import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-ou
 import { toolActivity } from '../summarizer/tool-activity';
 import { answer, newCall, say } from '../testing/fixtures';
 import { keptSteps, shortNote, STEPS_HEADING } from './split-turn';
-import { COMPACT_STATE_CHARS, WORKING_STATE_HEADING, compactState, workingStateOf } from './working-state';
+import { COMPACT_STATE_CHARS, WORKING_STATE_HEADING, compactState, unsqueezed, workingStateOf } from './working-state';
 
 const original = (message: ChatMessage, at: number): EffectiveEntry => ({ message, from: at, to: at, tokens: 10 });
 /** An entry a block put in the view for originals [from, to]: a split-turn note unless another stage is named. */
@@ -86,6 +86,53 @@ describe('workingStateOf over entries the squeeze cut, given the original messag
     const withMarker = workingStateOf([marker, original(originals[5]!, 5)], 0, 1, 4000, originals)!;
     expect(withMarker).toContain('src/other.ts');
     expect(withMarker).not.toContain('src/parser.ts');
+  });
+});
+
+describe('unsqueezed: the span of a view, the squeezed entries given back', () => {
+  it('is the same run of original positions, every entry not squeezed kept as it is (property)', () => {
+    // A view over 0..n-1: runs of originals and synthetic entries of various stages, some of them squeezed.
+    const kinds = fc.constantFrom('original', 'note', 'marker', 'squeezed-note', 'squeezed-marker', 'stated-marker');
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(kinds, fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 12 }),
+        (runs) => {
+          const originals: ChatMessage[] = [];
+          const entries: EffectiveEntry[] = [];
+          for (const [kind, length] of runs) {
+            const from = originals.length;
+            for (let k = 0; k < length; k++) originals.push({ role: 'user', content: `m${from + k}` });
+            const to = originals.length - 1;
+            if (kind === 'original') for (let p = from; p <= to; p++) entries.push(original(originals[p]!, p));
+            else {
+              const stage =
+                kind.startsWith('squeezed') || kind === 'stated-marker' ? 'keep-within-budget' : 'split-turn';
+              const content = kind.endsWith('note')
+                ? `[Turn prefix compressed]\n${STEPS_HEADING}\n- bash \`ls\` → ok`
+                : kind === 'stated-marker'
+                  ? `[Context compacted]\n${WORKING_STATE_HEADING}\n## Files touched\n- a.ts (edit)`
+                  : '[Context compacted]';
+              entries.push(note(content, from, to, stage));
+            }
+          }
+          const i = 0;
+          const j = entries.length - 1;
+          const span = unsqueezed(entries, i, j, originals);
+          // Contiguous and in order, from the first entry's first position to the last entry's last.
+          expect(span[0]!.from).toBe(entries[i]!.from);
+          expect(span[span.length - 1]!.to).toBe(entries[j]!.to);
+          for (let k = 1; k < span.length; k++) expect(span[k]!.from).toBe(span[k - 1]!.to + 1);
+          // A squeezed entry became its originals; any other entry is the same object.
+          for (const e of entries) {
+            const cut = e.stage === 'keep-within-budget' && !e.message.content.includes(WORKING_STATE_HEADING);
+            if (cut)
+              for (let p = e.from; p <= e.to; p++)
+                expect(span).toContainEqual(expect.objectContaining({ message: originals[p], from: p }));
+            else expect(span).toContain(e);
+          }
+        },
+      ),
+    );
   });
 });
 
