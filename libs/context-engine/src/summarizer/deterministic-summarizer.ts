@@ -588,8 +588,8 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
       .sort((a, b) => b.count - a.count || b.rank - a.rank || (a.text < b.text ? -1 : 1))
       .map((x, i) => ({ text: x.text, order: i })),
     // Commands that ran something before the ones that only looked around, each kind newest first.
-    commandsRun: byRankDesc([...model.commands.values()])
-      .sort((a, b) => Number(looksAround(a.command)) - Number(looksAround(b.command)))
+    commandsRun: byRankDesc([...model.commands.values()].map((c) => ({ ...c, around: looksAround(c.command) })))
+      .sort((a, b) => Number(a.around) - Number(b.around))
       .map((c) => ({ text: formatCommand(c), order: c.rank })),
     errorsSeen: errors.map((e) => ({
       text: formatError(e),

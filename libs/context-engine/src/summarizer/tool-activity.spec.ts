@@ -71,10 +71,16 @@ describe('toolActivity: the shapes other agents give their calls', () => {
 });
 
 describe('looksAround: commands that only list, search or show', () => {
-  it.each(['ls -F', 'cd /repo && ls', 'find . -name "*.py"', 'grep -rn foo src', 'cat a.py | head', 'open a.py 40'])(
-    '%s looks around',
-    (command) => expect(looksAround(command)).toBe(true),
-  );
+  it.each([
+    'ls -F',
+    'cd /repo && ls',
+    'find . -name "*.py"',
+    'grep -rn foo src',
+    'cat a.py | head',
+    'open a.py 40',
+    'grep -n "a > b" src/x.py 2>&1',
+    'ls missing 2>/dev/null',
+  ])('%s looks around', (command) => expect(looksAround(command)).toBe(true));
   it.each([
     'python reproduce.py',
     'npm test',
@@ -82,5 +88,9 @@ describe('looksAround: commands that only list, search or show', () => {
     'sed -i s/a/b/ a.py',
     './build.sh',
     'git commit -m x',
+    "cat > reproduce.py << 'EOF'\nprint(1)\nEOF",
+    'echo "x = 1" >> config.py',
+    'grep -l foo src | tee files.txt',
+    'find . -name "*.pyc" -delete',
   ])('%s runs or changes something', (command) => expect(looksAround(command)).toBe(false));
 });

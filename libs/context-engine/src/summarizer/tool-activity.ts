@@ -168,11 +168,23 @@ const LOOKING_AROUND =
   /^(?:ls|ll|tree|pwd|cd|find|fd|locate|grep|egrep|rg|ag|cat|head|tail|less|more|nl|wc|file|stat|which|whereis|type|echo|open|goto|scroll_up|scroll_down|search_dir|search_file|find_file)$/;
 
 /**
+ * Writes a file or acts on what it finds, whatever the program: `> out`, `>> log`, `| tee f`, `find -delete/-exec`
+ * (not `2>&1`, `2>/dev/null`: where its messages go).
+ */
+const CHANGES_SOMETHING = /(?:^|[^\d&>])1?>>?\s*(?!&|\/dev\/null)[^\s&>]|\|\s*tee\b|\s-(?:delete|exec|execdir|ok)\b/;
+
+/**
  * A command that only looks around (`ls -F`, `find_file x.py`, `grep -n foo a.py`, `open a.py 40`): what it showed is
  * in the files and symbols of a summary, its line in Commands run tells less than one of a command that ran something.
+ * (`cat > a.py <<EOF` writes: not looking around.)
  */
-export const looksAround = (command: string): boolean =>
-  LOOKING_AROUND.test(tokenize(withoutLeadingCd(command))[0] ?? '');
+export function looksAround(command: string): boolean {
+  const line = withoutLeadingCd(command.split('\n')[0] ?? '');
+  return (
+    LOOKING_AROUND.test(tokenize(line)[0] ?? '') &&
+    !CHANGES_SOMETHING.test(line.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''"))
+  );
+}
 
 /** `npm run check 2>&1 | head -40` and `npm run check` are the same operation for "was it fixed later". */
 const commandKey = (line: string): string =>
