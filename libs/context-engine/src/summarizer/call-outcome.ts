@@ -45,6 +45,14 @@ const WRAPPED = /^\s*\{\s*"output"\s*:/;
  */
 export function unwrappedResult(result: ChatMessage): ChatMessage {
   if (!WRAPPED.test(result.content)) return result;
+  let done = unwrapped.get(result);
+  if (!done) unwrapped.set(result, (done = unwrap(result)));
+  return done;
+}
+/** Each wrapped result parsed once: its error line and its outcome are both read from the unwrapped one. */
+const unwrapped = new WeakMap<ChatMessage, ChatMessage>();
+
+function unwrap(result: ChatMessage): ChatMessage {
   let v: unknown;
   try {
     v = JSON.parse(result.content);

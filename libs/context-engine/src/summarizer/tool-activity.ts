@@ -163,6 +163,9 @@ export const withoutLeadingCd = (line: string): string => {
   return stripped === line || stripped.trim() === '' ? line.trim() : withoutLeadingCd(stripped);
 };
 
+/** A shell line with its quoted strings emptied (`echo "a > b"` → `echo ''`): operators in them are text. */
+const withoutQuotedText = (line: string): string => line.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
+
 /** Programs that only look around: list, find, search, show a file or move in it, print where one is. */
 const LOOKING_AROUND =
   /^(?:ls|ll|tree|pwd|cd|find|fd|locate|grep|egrep|rg|ag|cat|head|tail|less|more|nl|wc|file|stat|which|whereis|type|echo|open|goto|scroll_up|scroll_down|search_dir|search_file|find_file)$/;
@@ -180,10 +183,7 @@ const CHANGES_SOMETHING = /(?:^|[^\d&>])1?>>?\s*(?!&|\/dev\/null)[^\s&>]|\|\s*te
  */
 export function looksAround(command: string): boolean {
   const line = withoutLeadingCd(command.split('\n')[0] ?? '');
-  return (
-    LOOKING_AROUND.test(tokenize(line)[0] ?? '') &&
-    !CHANGES_SOMETHING.test(line.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''"))
-  );
+  return LOOKING_AROUND.test(tokenize(line)[0] ?? '') && !CHANGES_SOMETHING.test(withoutQuotedText(line));
 }
 
 /** `npm run check 2>&1 | head -40` and `npm run check` are the same operation for "was it fixed later". */
@@ -325,7 +325,7 @@ function asksForBackground(args: Record<string, unknown>, command: string | unde
   if (command === undefined) return false;
   const lines = command.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
+    const line = withoutQuotedText(lines[i]!);
     if (DETACHING_PROGRAM.test(line) || BACKGROUND_AMPERSAND.test(line)) return true;
     // A heredoc's or an SWE-agent edit's body is file content, not commands.
     const heredoc = /<<-?\s*['"]?(\w+)['"]?/.exec(lines[i]!);
