@@ -3,7 +3,7 @@ import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { toolPairsIn } from '../turns';
 import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-outcome';
-import { toolActivity } from '../summarizer/tool-activity';
+import { openedBefore, toolActivity, type ShellState } from '../summarizer/tool-activity';
 import { clip, formatKeyArgs, looksLikeError, makeBlock, oneLine, type StageContext } from './common';
 import {
   CHARS_PER_TOKEN,
@@ -138,7 +138,12 @@ const intentOf = (text: string): string => oneLine(text.replace(/```[\s\S]*?(?:`
  * The rich note's step lines: per assistant message its intent (the text that came with the calls), then one
  * line per call with its outcome read from the result; identical consecutive lines collapsed (×N).
  */
-function richStepLines(entries: readonly EffectiveEntry[], from: number, to: number): string[] {
+function richStepLines(
+  entries: readonly EffectiveEntry[],
+  from: number,
+  to: number,
+  originals: readonly ChatMessage[],
+): string[] {
   const results = new Map<string, ChatMessage>();
   for (let i = from; i <= to; i++) {
     const m = entries[i]!.message;
@@ -150,15 +155,18 @@ function richStepLines(entries: readonly EffectiveEntry[], from: number, to: num
     if (last && last.text === text) last.count++;
     else out.push({ text, count: 1 });
   };
-  const shell: { lastOpened?: string } = {};
+  const shell: ShellState = {};
   for (let i = from; i <= to; i++) {
     const e = entries[i]!;
     const m = e.message;
+    // Past a replacement, the open file is the one before the next original message (SWE-agent's range edits).
+    if (!isOriginal(e)) shell.lastOpened = undefined;
     if (!isOriginal(e) && e.stage === 'split-turn') {
       for (const l of stepLinesOf(m.content)) push(l.slice(2));
       continue;
     }
     if (m.role !== 'assistant') continue;
+    shell.openedEarlier = () => openedBefore(originals, e.from);
     const intent = intentOf(m.content);
     if (intent) push(`${m.toolCalls?.length ? 'intent' : 'said'}: ${clip(intent, 240)}`);
     for (const c of m.toolCalls ?? []) {
@@ -192,9 +200,12 @@ function richNotes(ctx: StageContext, start: number, end: number, calls: number)
   const last = source.length - 1;
   // The steps may take a quarter of the target (the newest first), the working state its own share.
   const stepChars = Math.max(800, Math.floor(ctx.targetTokens * STEPS_SHARE * CHARS_PER_TOKEN));
-  const steps = newestWithin(richStepLines(source, 0, last), stepChars);
+  const steps = newestWithin(richStepLines(source, 0, last, ctx.originals), stepChars);
   // The latest intent is the last step: the working state's "Current state" would repeat it.
-  const state = workingStateOf(source, 0, last, workingStateChars(ctx))?.replace(/\n?## Current state\n[\s\S]*$/, '');
+  const state = workingStateOf(source, 0, last, workingStateChars(ctx), ctx.originals)?.replace(
+    /\n?## Current state\n[\s\S]*$/,
+    '',
+  );
   const withState = state ? `${header}\n${WORKING_STATE_HEADING}\n${state}\n` : `${header}\n`;
   const rich = `${withState}${STEPS_HEADING}\n${steps.join('\n')}`;
   return [

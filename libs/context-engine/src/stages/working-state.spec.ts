@@ -47,6 +47,43 @@ describe('workingStateOf: a note without a working state of its own', () => {
   });
 });
 
+describe("workingStateOf: a range edit after a note (SWE-agent's `edit N:M` edits the file opened last)", () => {
+  const open = newCall('bash', { command: 'open chall.py' });
+  const create = newCall('bash', { command: 'create decrypt.py' });
+  const edit = newCall('bash', { command: 'edit 2:2\ncipher = bytes.fromhex(f.read())\nend_of_edit' });
+  const originals: ChatMessage[] = [
+    { role: 'user', content: 'Decrypt msg.enc.' },
+    say('', open),
+    answer(open, '[File: /ctf/chall.py (15 lines total)]'),
+    say('', create),
+    answer(create, '[File: /ctf/decrypt.py (1 lines total)]'),
+    say('', edit),
+    answer(edit, 'Your proposed edit has introduced new syntax error(s).'),
+  ];
+  // The open and the create are condensed into a note whose state does not say which file is open.
+  const entries: EffectiveEntry[] = [
+    note(
+      '[Turn prefix compressed — 2 earlier tool call(s)]\n# Working state\n## Commands run\n- `open chall.py` → ok',
+      1,
+      4,
+    ),
+    original(originals[5]!, 5),
+    original(originals[6]!, 6),
+  ];
+
+  it('names the file the session had open, read from the messages before the note', () => {
+    const state = workingStateOf(entries, 0, 2, 4000, originals)!;
+    expect(state).toContain('- decrypt.py (edit)');
+    expect(state).toContain('bash edit 2:2 on decrypt.py — Your proposed edit has introduced new syntax error(s).');
+  });
+
+  it('without the originals, the edit is of an unknown file (as before)', () => {
+    const state = workingStateOf(entries, 0, 2, 4000)!;
+    expect(state).not.toContain('decrypt.py (edit)');
+    expect(state).toContain('bash edit 2:2 — Your proposed edit');
+  });
+});
+
 describe('workingStateOf over entries the squeeze cut, given the original messages', () => {
   const write = newCall('write', { path: 'src/parser.ts', content: 'export const parse = () => 1;' });
   const test = newCall('bash', { command: 'npm test -- parser' });

@@ -4,6 +4,7 @@ import { isOriginal, type EffectiveEntry } from '../overlay';
 import { isBackgroundLine } from '../summarizer/background';
 import { callOfStepLine } from '../summarizer/call-outcome';
 import { summarizeDeterministic, type SummarySection } from '../summarizer/deterministic-summarizer';
+import { openedBefore } from '../summarizer/tool-activity';
 import { makeBlock, type StageContext } from './common';
 
 /**
@@ -167,9 +168,23 @@ export function workingStateOf(
     messages,
     ...(previous.length ? { previousSummary: previous.join('\n\n') } : {}),
     maxChars,
+    ...(originals && { openedBefore: openedBeforeIn(span, originals) }),
   });
   const body = summary.text.split('\n').slice(1).join('\n').trim();
   return body === '' ? undefined : body;
+}
+
+/** The file open before an original message of the span, looked up in the session's messages before it. */
+export function openedBeforeIn(
+  span: readonly EffectiveEntry[],
+  originals: readonly ChatMessage[],
+): (m: ChatMessage) => string | undefined {
+  let at: Map<ChatMessage, number> | undefined;
+  return (m) => {
+    at ??= new Map(span.filter(isOriginal).map((e) => [e.message, e.from]));
+    const i = at.get(m);
+    return i === undefined ? undefined : openedBefore(originals, i);
+  };
 }
 
 /** The step lines of a note (`# In-turn steps …` then `- …` lines), as the calls and results they describe. */

@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall } from '../model/message';
 import {
+  callOfStepLine,
   callOutcome,
   describeArguments,
   describeCall,
@@ -166,6 +167,24 @@ describe('describeCall: one line per call', () => {
     });
     expect(describeCall(sh, toolActivity(sh, {}), { ok: true, text: 'tests 3 passed' })).toBe(
       'Bash `npm test -- --runInBand` → tests 3 passed',
+    );
+  });
+
+  it("names the file a range edit changed, and a step line read back keeps it (SWE-agent's `edit N:M`)", () => {
+    const shell = {};
+    toolActivity(call('bash', { command: 'open decrypt.py' }), shell);
+    const edit = call('bash', { command: 'edit 5:5\nx = pow(123, -1, 256)\nend_of_edit' });
+    const line = describeCall(edit, toolActivity(edit, shell), { ok: true, text: 'ok' });
+    expect(line).toBe('bash `edit 5:5` on decrypt.py → ok');
+    // Read back (a note stacked on a note), the call still edits that file, whatever was opened before.
+    const back = callOfStepLine(`- ${line}`, 's1')!;
+    const activity = toolActivity(back.call, { lastOpened: 'chall.py' });
+    expect(activity.files).toEqual([{ path: 'decrypt.py', action: 'edit' }]);
+    expect(activity.label).toBe('bash edit 5:5 on decrypt.py');
+    // A command that names its file is described as it is.
+    const sed = call('bash', { command: "sed -i 's/a/b/' decrypt.py" });
+    expect(describeCall(sed, toolActivity(sed, {}), { ok: true, text: 'ok' })).toBe(
+      "bash `sed -i 's/a/b/' decrypt.py` → ok",
     );
   });
 

@@ -314,12 +314,18 @@ export function describeArguments(call: ToolCall, skip: ReadonlySet<string> = ne
 
 /**
  * One line for a call: `edit packages/a.ts (oldText: 120 chars, newText: 140 chars) → ok`,
- * `bash \`npm test\` → exit 1: FAIL src/x.test.ts`, `WebSearch(query=…) → ok`.
+ * `bash \`npm test\` → exit 1: FAIL src/x.test.ts`, `bash \`edit 5:5\` on src/a.py → ok`, `WebSearch(query=…) → ok`.
  */
 export function describeCall(call: ToolCall, activity: ToolActivity, outcome: CallOutcome): string {
   let head: string;
-  if (activity.command !== undefined) head = `${call.name} \`${clipLine(activity.command, 200)}\``;
-  else if (activity.files[0]) {
+  if (activity.command !== undefined) {
+    head = `${call.name} \`${clipLine(activity.command, 200)}\``;
+    // A command that changes a file it does not name (SWE-agent's `edit 5:5` edits the file opened last) names it.
+    const changed = activity.files.find(
+      (f) => (f.action === 'edit' || f.action === 'write') && !activity.command!.includes(f.path),
+    );
+    if (changed) head = `${head} on ${shortenPath(changed.path)}`;
+  } else if (activity.files[0]) {
     const file = activity.files[0].path;
     const pathKey = Object.entries(parseArguments(call.arguments) ?? {}).find(([, v]) => v === file)?.[0];
     const rest = describeArguments(call, new Set(pathKey ? [pathKey] : []));
@@ -343,10 +349,13 @@ export function callOfStepLine(
   const head = text.slice(0, arrow);
   const outcome = text.slice(arrow + 3);
   let call: ToolCall | undefined;
-  const command = /^(\S+) `(.*)`$/.exec(head);
+  const command = /^(\S+) `(.*)`(?: on (\S+))?$/.exec(head);
   const file = /^([^\s(]+) (\S+)(?: \(.*\))?$/.exec(head);
-  if (command) call = { id, name: command[1]!, arguments: JSON.stringify({ command: command[2]! }) };
-  else if (file && !file[2]!.includes('…'))
+  if (command) {
+    // `edit 5:5` on a file: the file a range edit changed, read back as the open file (unless cut: `/…/a.py`).
+    const on = command[3] !== undefined && !command[3].includes('…') ? { path: command[3] } : {};
+    call = { id, name: command[1]!, arguments: JSON.stringify({ command: command[2]!, ...on }) };
+  } else if (file && !file[2]!.includes('…'))
     call = { id, name: file[1]!, arguments: JSON.stringify({ path: file[2]! }) };
   // Any other call that left work running: its handles are in its outcome.
   else if (/^ok: background /.test(outcome)) call = { id, name: /^[^\s(]+/.exec(head)?.[0] ?? 'tool', arguments: '{}' };

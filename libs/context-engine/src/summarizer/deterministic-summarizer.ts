@@ -55,6 +55,11 @@ export interface SummarizeInput {
   readonly previousSummary?: string;
   /** Default: min(8000, 40% of the input's chars). */
   readonly maxChars?: number;
+  /**
+   * The file SWE-agent's editor had open before one of `messages`, from the session's earlier messages: a range
+   * edit (`edit 5:5`) before any `open` of the messages then names the file it changed.
+   */
+  readonly openedBefore?: (m: ChatMessage) => string | undefined;
 }
 
 export interface DeterministicSummary {
@@ -744,7 +749,7 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     model.requests.push({ text: oneLine(`Earlier summary: ${previous}`, LIMITS.request * 2), rank: -2_000_000_000 });
   }
   const plan = latestPlanOf(input.messages);
-  const activities = activitiesOf(input.messages);
+  const activities = activitiesOf(input.messages, input.openedBefore);
   const carried = model.pending.map((x) => x.text);
   const finished = previous === '' ? undefined : finishedInLaterNotes(previous, carried);
   const launches = openLaunchesOf(

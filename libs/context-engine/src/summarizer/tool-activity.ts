@@ -335,12 +335,31 @@ function asksForBackground(args: Record<string, unknown>, command: string | unde
   return false;
 }
 
+/** SWE-agent's notion of the currently open file, followed from call to call. */
+export interface ShellState {
+  lastOpened?: string;
+  /**
+   * The file open before the call when no call read so far opened one: a range edit's file, opened before the
+   * messages read (by messages a note condensed), looked up in the session's earlier messages.
+   */
+  openedEarlier?: () => string | undefined;
+}
+
 /** Reads a call; `state.lastOpened` follows SWE-agent's notion of the currently open file across calls. */
-export function toolActivity(call: ToolCall, state: { lastOpened?: string }): ToolActivity {
+export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
   const args = parseArguments(call.arguments) ?? {};
   const files: { path: string; action: FileAction }[] = [];
   const sub = typeof args.command === 'string' && !SHELL_TOOL.test(call.name) ? args.command : undefined;
-  for (const key of PATH_KEYS) {
+  // A range edit read back from a note's step line (`bash \`edit 5:5\` on a.py`) carries the file it changed.
+  const rangeEditOf =
+    SHELL_TOOL.test(call.name) &&
+    typeof args.command === 'string' &&
+    RANGE_EDIT.test(args.command) &&
+    typeof args.path === 'string' &&
+    looksLikePath(args.path)
+      ? args.path
+      : undefined;
+  for (const key of rangeEditOf === undefined ? PATH_KEYS : []) {
     const v = args[key];
     if (typeof v === 'string' && looksLikePath(v.trim())) {
       files.push({ path: v.trim(), action: actionOfTool(call.name, sub) });
@@ -366,7 +385,11 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
     }
   }
   if (command !== undefined) {
-    const parsed = filesOfShellCommand(command, state.lastOpened);
+    const opened =
+      rangeEditOf ??
+      state.lastOpened ??
+      (state.openedEarlier && RANGE_EDIT.test(withoutLeadingCd(command)) ? state.openedEarlier() : undefined);
+    const parsed = filesOfShellCommand(command, opened);
     state.lastOpened = parsed.lastOpened;
     files.push(...parsed.files);
   } else if (files[0] && (files[0].action === 'read' || files[0].action === 'write' || files[0].action === 'edit')) {
@@ -423,10 +446,36 @@ export function toolActivity(call: ToolCall, state: { lastOpened?: string }): To
  * The activity of every call of the assistant messages, read once and in order (SWE-agent's open file is followed from
  * call to call): what the readers of one span share.
  */
-export function activitiesOf(messages: readonly ChatMessage[]): Map<ToolCall, ToolActivity> {
-  const shell: { lastOpened?: string } = {};
+export function activitiesOf(
+  messages: readonly ChatMessage[],
+  openedBefore?: (m: ChatMessage) => string | undefined,
+): Map<ToolCall, ToolActivity> {
+  const shell: ShellState = {};
   const out = new Map<ToolCall, ToolActivity>();
-  for (const m of messages)
-    if (m.role === 'assistant') for (const call of m.toolCalls ?? []) out.set(call, toolActivity(call, shell));
+  for (const m of messages) {
+    if (m.role !== 'assistant') continue;
+    if (openedBefore) shell.openedEarlier = () => openedBefore(m);
+    for (const call of m.toolCalls ?? []) out.set(call, toolActivity(call, shell));
+  }
   return out;
+}
+
+/** How far back `openedBefore` looks for the file SWE-agent's editor had open. */
+const OPENED_LOOKBACK = 1000;
+
+/**
+ * The file open (SWE-agent's `open`/`create`, or a file tool's read or change) before `messages[at]`: the last one a
+ * call of the messages before it opened, up to OPENED_LOOKBACK messages back.
+ */
+export function openedBefore(messages: readonly ChatMessage[], at: number): string | undefined {
+  for (let i = at - 1; i >= 0 && i >= at - OPENED_LOOKBACK; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant' || !m.toolCalls?.length) continue;
+    for (let k = m.toolCalls.length - 1; k >= 0; k--) {
+      const state: ShellState = {};
+      toolActivity(m.toolCalls[k]!, state);
+      if (state.lastOpened !== undefined) return state.lastOpened;
+    }
+  }
+  return undefined;
 }
