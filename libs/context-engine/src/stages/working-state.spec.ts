@@ -73,13 +73,13 @@ describe("workingStateOf: a range edit after a note (SWE-agent's `edit N:M` edit
 
   it('names the file the session had open, read from the messages before the note', () => {
     const state = workingStateOf(entries, 0, 2, 4000, originals)!;
-    expect(state).toContain('- decrypt.py (edit)');
+    expect(state).toContain('- decrypt.py (failed edit)'); // refused: the file is as it was
     expect(state).toContain('bash edit 2:2 on decrypt.py — Your proposed edit has introduced new syntax error(s).');
   });
 
   it('without the originals, the edit is of an unknown file (as before)', () => {
     const state = workingStateOf(entries, 0, 2, 4000)!;
-    expect(state).not.toContain('decrypt.py (edit)');
+    expect(state).not.toContain('decrypt.py');
     expect(state).toContain('bash edit 2:2 — Your proposed edit');
   });
 });

@@ -273,6 +273,51 @@ describe('summarizeDeterministic', () => {
   });
 });
 
+describe('summarizeDeterministic: a change refused as a whole did not happen', () => {
+  const files = (messages: ChatMessage[], previousSummary?: string) => {
+    const text = summarizeDeterministic({
+      messages,
+      maxChars: 4000,
+      ...(previousSummary ? { previousSummary } : {}),
+    }).text;
+    return text.split('## Files touched\n')[1]!.split('\n## ')[0]!;
+  };
+
+  it('lists an edit whose result is an error as a failed edit, not as a change (and keeps it across summaries)', () => {
+    const miss = call('Edit', { file_path: 'src/app.ts', old_string: 'retur x', new_string: 'return x' });
+    const fix = call('Edit', { file_path: 'src/app.ts', old_string: 'return x', new_string: 'return y' });
+    const range = call('bash', { command: 'open chall.py' });
+    const refused = call('bash', { command: 'edit 2:2\ncipher = bytes.fromhex(\nend_of_edit' });
+    const messages: ChatMessage[] = [
+      ask('Fix app.ts.'),
+      say('', miss),
+      answer(miss, 'String to replace not found in file.', true),
+      say('', fix),
+      answer(fix, 'The file src/app.ts has been updated.'),
+      say('', range),
+      answer(range, '[File: chall.py (15 lines total)]'),
+      say('', refused),
+      answer(
+        refused,
+        'Your proposed edit has introduced new syntax error(s). Please read this error message carefully.',
+      ),
+    ];
+    const listed = files(messages);
+    expect(listed).toContain('- src/app.ts (edit, failed edit)');
+    expect(listed).toContain('- chall.py (read, failed edit)');
+    // Read back from an earlier summary, the failed edits stay apart from the changes.
+    const again = files([ask('Go on.')], summarizeDeterministic({ messages, maxChars: 4000 }).text);
+    expect(again).toContain('- src/app.ts (edit, failed edit)');
+    expect(again).toContain('- chall.py (read, failed edit)');
+  });
+
+  it('a shell command that failed may have changed its files first: still listed as a change', () => {
+    const sed = call('bash', { command: "sed -i 's/a/b/' src/app.ts && npm test" });
+    const messages: ChatMessage[] = [ask('Go.'), say('', sed), answer(sed, 'FAIL src/app.test.ts\nexit code: 1')];
+    expect(files(messages)).toContain('- src/app.ts (edit)');
+  });
+});
+
 describe('filesOfShellCommand', () => {
   it.each([
     ['cat src/a.ts', [['src/a.ts', 'read']]],

@@ -12,7 +12,14 @@ import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
-import { activitiesOf, labelTargets, looksAround, resolvedTargets, type ToolActivity } from './tool-activity';
+import {
+  activitiesOf,
+  changesAllOrNothing,
+  labelTargets,
+  looksAround,
+  resolvedTargets,
+  type ToolActivity,
+} from './tool-activity';
 
 /**
  * The offline summarizer: a structured, bounded, deterministic digest of a span of conversation, built
@@ -341,7 +348,7 @@ function absorbMessages(
   activities: ReadonlyMap<ToolCall, ToolActivity>,
 ): void {
   const resolved = resolveToolResultCallIds(messages);
-  const calls = new Map<string, { activity: ToolActivity; index: number; name: string }>();
+  const calls = new Map<string, { activity: ToolActivity; index: number; name: string; rank: number }>();
   const answered = new Set<string>();
   let lastUser = -1;
   let lastAssistantText = -1;
@@ -363,19 +370,22 @@ function absorbMessages(
         const program = activity.command?.match(/^\S+/)?.[0];
         if (program) model.toolWords.add(program);
         for (const name of namesOfCall(call, activity)) addSymbol(model, name, rank);
-        calls.set(call.id, { activity, index: i, name: call.name });
-        for (const f of activity.files) touchFile(model, f.path, f.action, rank);
+        calls.set(call.id, { activity, index: i, name: call.name, rank });
+        // A change is recorded with its result (a failed one did not happen); a read at once.
+        for (const f of activity.files) if (!isChange(f.action)) touchFile(model, f.path, f.action, rank);
         if (activity.command !== undefined) addCommand(model, activity.command, rank);
       }
     } else if (m.role === 'tool') {
       const id = m.toolCallId || resolved[i];
       if (id === undefined) return;
+      const first = !answered.has(id);
       answered.add(id);
       const call = calls.get(id);
       const errorLine = errorLineOf(m, call?.activity);
       const outcome = call?.activity.command !== undefined ? callOutcome(call.activity, m, errorLine) : undefined;
       // A failed test run whose output has no error line (only its counts tell) failed all the same.
       const line = errorLine ?? (outcome && !outcome.ok ? outcome.text : undefined);
+      if (call && first) touchChanges(model, call, line !== undefined && changesAllOrNothing(call.activity));
       if (call && line === undefined && listsFiles(call.name, call.activity.command)) {
         for (const path of filesInListing(m.content))
           if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
@@ -438,6 +448,7 @@ function absorbMessages(
       order: pendingRank - 999 + k,
     }),
   );
+  for (const [id, call] of calls) if (!answered.has(id)) touchChanges(model, call, false);
   for (const [id, { activity }] of calls) {
     if (!answered.has(id))
       model.pending.push({
@@ -464,6 +475,14 @@ function absorbMessages(
     model.pending.push({ text: t, rank: pendingRank + p++ });
   }
   if (lastAssistantText >= 0) model.state = oneLine(messages[lastAssistantText].content, LIMITS.state);
+}
+
+const isChange = (action: string): boolean => action === 'edit' || action === 'write';
+
+/** The changes a call made, at its rank; `failed`: refused as a whole (`failed edit`: the file is as it was). */
+function touchChanges(model: Model, call: { activity: ToolActivity; rank: number }, failed: boolean): void {
+  for (const f of call.activity.files)
+    if (isChange(f.action)) touchFile(model, f.path, failed ? `failed ${f.action}` : f.action, call.rank);
 }
 
 /** An error line without what varies between repeats: positions, line numbers, addresses, durations. */

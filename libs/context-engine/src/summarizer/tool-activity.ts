@@ -265,6 +265,14 @@ export function resolvedTargets(success: readonly string[]): string[] {
 
 /** SWE-agent's `edit N:M`: an edit of lines of the file opened last. */
 const RANGE_EDIT = /^edit \d+:\d+\b/;
+
+/**
+ * Whether a failed result means the call's changes were not made: a file tool's (an edit whose old text was not
+ * found) or SWE-agent's range edit (refused for a syntax error); a shell command may have changed files before it
+ * failed.
+ */
+export const changesAllOrNothing = (activity: ToolActivity): boolean =>
+  activity.command === undefined || RANGE_EDIT.test(activity.command);
 const RANGE_EDIT_UNKNOWN_FILE = 'change:(range edit of an unknown file)';
 
 /**
