@@ -318,6 +318,27 @@ describe('summarizeDeterministic: a change refused as a whole did not happen', (
   });
 });
 
+describe('summarizeDeterministic: an agent that edits in its text (no file tools)', () => {
+  it('lists the files its SEARCH/REPLACE blocks change', () => {
+    const edit = [
+      'Updating the parser.',
+      'utils/dates.py',
+      '```python',
+      '<<<<<<< SEARCH',
+      'def parse_date(s):',
+      '=======',
+      'def parse_date(s, week=False):',
+      '>>>>>>> REPLACE',
+      '```',
+    ].join('\n');
+    const text = summarizeDeterministic({
+      messages: [ask('Fix the date parser.'), say(edit), ask('Thanks, now the docs.')],
+      maxChars: 2000,
+    }).text;
+    expect(text).toContain('## Files touched\n- utils/dates.py (edit)');
+  });
+});
+
 describe('filesOfShellCommand', () => {
   it.each([
     ['cat src/a.ts', [['src/a.ts', 'read']]],

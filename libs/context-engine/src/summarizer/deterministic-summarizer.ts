@@ -15,6 +15,7 @@ import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
 import {
   activitiesOf,
   changesAllOrNothing,
+  filesOfEditBlocks,
   labelTargets,
   looksAround,
   resolvedTargets,
@@ -363,6 +364,8 @@ function absorbMessages(
         lastAssistantText = i;
         decisionsOf(m.content, LIMITS.decision).forEach((d, j) => model.decisions.push({ text: d, rank: rank + j }));
         for (const x of m.content.matchAll(/`([^`\n]{3,80})`/g)) addSymbol(model, x[1]!, rank, true);
+        // An agent without file tools edits in its text (SEARCH/REPLACE blocks, patches).
+        for (const f of filesOfEditBlocks(m.content)) touchFile(model, f.path, f.action, rank);
       }
       for (const call of m.toolCalls ?? []) {
         const activity = activities.get(call)!;

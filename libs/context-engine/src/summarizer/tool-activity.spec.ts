@@ -1,6 +1,6 @@
 import { newCall } from '../testing/fixtures';
 import { callOutcome, describeCall } from './call-outcome';
-import { filesOfPatch, looksAround, toolActivity } from './tool-activity';
+import { filesOfEditBlocks, filesOfPatch, looksAround, toolActivity } from './tool-activity';
 
 describe('toolActivity: the shapes other agents give their calls', () => {
   it("reads an argv command (Codex's shell tool): the script given to `bash -lc`, else the words", () => {
@@ -93,4 +93,31 @@ describe('looksAround: commands that only list, search or show', () => {
     'grep -l foo src | tee files.txt',
     'find . -name "*.pyc" -delete',
   ])('%s runs or changes something', (command) => expect(looksAround(command)).toBe(false));
+});
+
+describe('filesOfEditBlocks: files an agent without file tools edits in its text', () => {
+  const block = (path: string, search: string) =>
+    `${path}\n\`\`\`python\n<<<<<<< SEARCH\n${search}=======\nnew line\n>>>>>>> REPLACE\n\`\`\``;
+
+  it('reads SEARCH/REPLACE blocks (an empty SEARCH writes a new file) and patches', () => {
+    const text = [
+      "I'll change the parser and add a test.",
+      block('utils/dates.py', 'def parse_date(s):\n    return None\n'),
+      block('`tests/test_dates.py`', ''),
+      '```diff\n--- a/setup.cfg\n+++ b/setup.cfg\n@@ -1 +1 @@\n-a\n+b\n```',
+    ].join('\n\n');
+    expect(filesOfEditBlocks(text)).toEqual([
+      { path: 'setup.cfg', action: 'edit' },
+      { path: 'utils/dates.py', action: 'edit' },
+      { path: 'tests/test_dates.py', action: 'write' },
+    ]);
+  });
+
+  it('reads nothing from prose, a fence without a path above it, or a conflict marker in quoted output', () => {
+    expect(
+      filesOfEditBlocks('Here is the change:\n```python\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```'),
+    ).toEqual([]);
+    expect(filesOfEditBlocks('git says:\n<<<<<<< SEARCH\n=======\n')).toEqual([]);
+    expect(filesOfEditBlocks('The parser lives in utils/dates.py.')).toEqual([]);
+  });
 });

@@ -321,6 +321,26 @@ export function filesOfPatch(text: string): { path: string; action: FileAction }
   return out;
 }
 
+/** An edit block as agents without file tools write them: a path on its own line, a fence, `<<<<<<< SEARCH`. */
+const SEARCH_REPLACE =
+  /^[ \t]*`?([^\s`]+)`?[ \t]*\n[ \t]*(?:```|~~~)[\w+-]*[ \t]*\n<<<<<<< SEARCH\n([\s\S]*?)^=======$/gm;
+
+/**
+ * Files an assistant's text edits in place of a tool call: SEARCH/REPLACE blocks (an empty SEARCH writes a new file)
+ * and patches (`*** Update File:`, `+++ b/…`).
+ */
+export function filesOfEditBlocks(text: string): { path: string; action: FileAction }[] {
+  const out = filesOfPatch(text);
+  if (!text.includes('<<<<<<< SEARCH')) return out;
+  for (const m of text.matchAll(SEARCH_REPLACE)) {
+    const path = m[1]!;
+    if (!looksLikePath(path) || out.some((f) => f.path === path)) continue;
+    out.push({ path, action: m[2]!.trim() === '' ? 'write' : 'edit' });
+    if (out.length >= 50) break;
+  }
+  return out;
+}
+
 const BACKGROUND_FLAG = /^(?:run_in_background|is_background|background|in_background|async|run_async|detach(?:ed)?)$/i;
 /** `cmd &` (not `&&`, `2>&1`, `&>`, `|&`, nor an `&` inside a word), and the programs that detach a command. */
 const BACKGROUND_AMPERSAND = /(?<![&>|<])&(?=\s|$|[;)])/;
