@@ -214,6 +214,21 @@ describe('summarizeDeterministic', () => {
     expect(tight.omitted.userRequests).toBe(3);
   });
 
+  it('takes a bare slash command (typed to the harness) for neither the task nor a request a person made', () => {
+    const task = `Port the selectors to the theme system ${'x'.repeat(120)}`;
+    const messages = [
+      ask('/mode'),
+      ask(task),
+      say('Reading the selectors.'),
+      ask('/them'),
+      ask(`Now fix the queued messages component ${'y'.repeat(120)}`),
+      say('On it.'),
+    ];
+    const tight = summarizeDeterministic({ messages, maxChars: 360 });
+    expect(tight.sections.userRequests.map((t) => t.slice(0, 16))).toEqual(['Port the selecto', 'Now fix the queu']);
+    expect(tight.omitted.userRequests).toBe(2);
+  });
+
   it('merges a previous summary instead of summarizing it: requests, counts, fixes', () => {
     const first = session();
     const prev = summarizeDeterministic({ messages: first, maxChars: 4000 });

@@ -693,11 +693,14 @@ function mergeRelativeIntoAbsolute(files: Map<string, FileEntry>): void {
 
 /** A user message written by the agent's harness, not a person: it opens with a tag (`<task-notification>`, …). */
 const HARNESS_MESSAGE = /^<[a-z][a-z0-9]*(?:-[a-z0-9]+)*>/;
+/** A bare slash command (`/mode`, `/theme`, `/`): typed to the harness, not a request to the agent. */
+const BARE_COMMAND = /^\/[\w:-]*$/;
+const toHarness = (text: string): boolean => HARNESS_MESSAGE.test(text) || BARE_COMMAND.test(text);
 
 /**
  * Every user message counts (repeats included), newest first — but the first one, usually the task, right after the
  * newest; what the harness wrote in the user's name (a finished sub-agent's notification, a slash command's
- * expansion) after everything a person wrote.
+ * expansion) and the bare slash commands a person typed to the harness after everything else a person wrote.
  */
 function requestsByPriority(xs: Ranked[]): Ranked[] {
   const byPerson = (list: Ranked[]): Ranked[] => {
@@ -705,9 +708,9 @@ function requestsByPriority(xs: Ranked[]): Ranked[] {
     if (sorted.length <= 2) return sorted;
     return [sorted[0]!, sorted[sorted.length - 1]!, ...sorted.slice(1, -1)];
   };
-  const harness = xs.filter((x) => HARNESS_MESSAGE.test(x.text));
+  const harness = xs.filter((x) => toHarness(x.text));
   if (harness.length === 0 || harness.length === xs.length) return byPerson(xs);
-  return [...byPerson(xs.filter((x) => !HARNESS_MESSAGE.test(x.text))), ...byPerson(harness)];
+  return [...byPerson(xs.filter((x) => !toHarness(x.text))), ...byPerson(harness)];
 }
 
 const lineSize = (text: string): number => text.length + 3; // "- " + newline
