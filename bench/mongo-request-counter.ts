@@ -1,8 +1,8 @@
 /**
  * A counting proxy for the MongoDB wire protocol: the services connect to it instead of the server, and it tells
- * how many requests of each command on each collection went through, and how many documents they carried
- * (`npm run bench -- --count-requests`). Bytes pass through unchanged; only the client's OP_MSG headers and the
- * top level of each command document are read.
+ * how many requests of each command on each collection went through, how many documents they carried and how long
+ * their answers took (`npm run bench -- --count-requests`). Bytes pass through unchanged; only the client's OP_MSG
+ * headers and the top level of each command document are read, and the answers' headers (whose request they answer).
  */
 import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 
@@ -12,6 +12,8 @@ export interface RequestCount {
   requests: number;
   /** Documents of `insert`, statements of `update` and `delete`. */
   documents: number;
+  /** Milliseconds from each request to its answer through the proxy (the server's time and the wire's), p50 / p99 / max. */
+  ms?: { p50: number; p99: number; max: number };
 }
 
 /** BSON element types whose value has a fixed size. */
@@ -137,11 +139,14 @@ export async function startCountingProxy(serverUri: string): Promise<CountingPro
   if (!m) throw new Error(`a counting proxy needs a mongodb:// URI of one host, not ${serverUri}`);
   const [, host, port = '27017', rest] = m;
   let counts = new Map<string, RequestCount>();
+  let times = new Map<string, number[]>();
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = createConnection({ host: host!, port: Number(port) });
     sockets.add(client).add(upstream);
     const splitter = new MessageSplitter();
+    /** Requests of this connection waiting for their answer: requestID → key and start. */
+    const waiting = new Map<number, { key: string; at: bigint }>();
     client.on('data', (chunk: Buffer) => {
       splitter.push(chunk, (msg) => {
         const c = commandOf(msg);
@@ -151,10 +156,22 @@ export async function startCountingProxy(serverUri: string): Promise<CountingPro
         n.requests++;
         n.documents += c.documents;
         counts.set(key, n);
+        waiting.set(msg.readInt32LE(4), { key, at: process.hrtime.bigint() });
       });
       upstream.write(chunk);
     });
-    upstream.pipe(client);
+    const answers = new MessageSplitter();
+    upstream.on('data', (chunk: Buffer) => {
+      answers.push(chunk, (msg) => {
+        const request = waiting.get(msg.readInt32LE(8)); // responseTo
+        if (!request) return;
+        waiting.delete(msg.readInt32LE(8));
+        const list = times.get(request.key) ?? [];
+        list.push(Number(process.hrtime.bigint() - request.at) / 1e6);
+        times.set(request.key, list);
+      });
+      client.write(chunk);
+    });
     const close = () => {
       client.destroy();
       upstream.destroy();
@@ -170,7 +187,16 @@ export async function startCountingProxy(serverUri: string): Promise<CountingPro
     uri: `mongodb://127.0.0.1:${proxyPort}${rest}`,
     take() {
       const out = counts;
+      for (const [key, list] of times) {
+        const n = out.get(key);
+        if (!n || list.length === 0) continue;
+        const sorted = list.sort((a, b) => a - b);
+        const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+        const round = (x: number) => Math.round(x * 100) / 100;
+        n.ms = { p50: round(at(50)), p99: round(at(99)), max: round(sorted[sorted.length - 1]!) };
+      }
       counts = new Map();
+      times = new Map();
       return out;
     },
     async close() {

@@ -533,7 +533,10 @@ async function counted<T extends { requests?: Record<string, RequestCount> }>(
   const requests = [...proxy.take()].sort((a, b) => b[1].requests - a[1].requests);
   log(
     `MongoDB requests: ${requests
-      .map(([key, n]) => `${key} ${n.requests}${n.documents ? ` (${n.documents} documents)` : ''}`)
+      .map(
+        ([key, n]) =>
+          `${key} ${n.requests}${n.documents ? ` (${n.documents} documents)` : ''}${n.ms ? ` [ms p50 ${n.ms.p50}, p99 ${n.ms.p99}, max ${n.ms.max}]` : ''}`,
+      )
       .join(', ')}`,
   );
   return { ...result, requests: Object.fromEntries(requests) };

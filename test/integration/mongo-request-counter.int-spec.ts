@@ -38,12 +38,18 @@ describe('the counting proxy (npm run bench -- --count-requests)', () => {
 
     expect(written.matchedCount).toBe(3);
     expect(found).toEqual({ _id: 'd1', v: 11 });
+    const timed = { ms: { p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number) } };
     expect(counts).toEqual({
-      'insert things': { requests: 1, documents: 5 },
-      'update things': { requests: 1, documents: 3 },
-      'find things': { requests: 1, documents: 0 },
-      'delete things': { requests: 1, documents: 1 },
+      'insert things': { requests: 1, documents: 5, ...timed },
+      'update things': { requests: 1, documents: 3, ...timed },
+      'find things': { requests: 1, documents: 0, ...timed },
+      'delete things': { requests: 1, documents: 1, ...timed },
     });
+    // Each answer's time: one request each, so p50 = p99 = max, and more than nothing (a real round trip).
+    for (const { ms } of Object.values(counts) as { ms: { p50: number; p99: number; max: number } }[]) {
+      expect(ms.p50).toBe(ms.max);
+      expect(ms.max).toBeGreaterThan(0);
+    }
     expect(made(proxy.take())).toEqual({}); // taken: counting starts again from zero
   });
 });
