@@ -7,6 +7,7 @@ import { openedBefore, toolActivity, type ShellState } from '../summarizer/tool-
 import { clip, formatKeyArgs, looksLikeError, makeBlock, oneLine, type StageContext } from './common';
 import {
   CHARS_PER_TOKEN,
+  STEPS_HEADING,
   WORKING_STATE_HEADING,
   compactState,
   launchesKept,
@@ -56,7 +57,6 @@ function seedNoteLines(entries: readonly EffectiveEntry[], from: number, to: num
   return lines;
 }
 
-export const STEPS_HEADING = '# In-turn steps (oldest first)';
 /** Share of the compaction target a rich note's step lines may take. */
 const STEPS_SHARE = 0.25;
 

@@ -5,8 +5,15 @@ import { launchOfLine } from '../summarizer/background';
 import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-outcome';
 import { toolActivity } from '../summarizer/tool-activity';
 import { answer, newCall, say } from '../testing/fixtures';
-import { keptSteps, shortNote, STEPS_HEADING } from './split-turn';
-import { COMPACT_STATE_CHARS, WORKING_STATE_HEADING, compactState, unsqueezed, workingStateOf } from './working-state';
+import { keptSteps, shortNote } from './split-turn';
+import {
+  COMPACT_STATE_CHARS,
+  STEPS_HEADING,
+  WORKING_STATE_HEADING,
+  compactState,
+  unsqueezed,
+  workingStateOf,
+} from './working-state';
 
 const original = (message: ChatMessage, at: number): EffectiveEntry => ({ message, from: at, to: at, tokens: 10 });
 /** An entry a block put in the view for originals [from, to]: a split-turn note unless another stage is named. */

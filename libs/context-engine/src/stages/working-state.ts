@@ -102,8 +102,9 @@ export function condensedTextOf(e: EffectiveEntry): string | undefined {
   return workingStateSection(e.message.content);
 }
 
-/** A note's step lines start under this heading (split-turn's `STEPS_HEADING`). */
-const STEPS_AT = '\n# In-turn steps';
+/** A split-turn note's step lines start under this heading, after its working state. */
+export const STEPS_HEADING = '# In-turn steps (oldest first)';
+const STEPS_AT = `\n${STEPS_HEADING}`;
 
 /**
  * An entry the squeeze cut (keep-within-budget's last resort): a note cut to a few steps, a marker cut to its first

@@ -97,10 +97,7 @@ export function filesOfShellCommand(
   let cwd: string | undefined;
   const resolve = (p: string): string =>
     cwd && !p.startsWith('/') && !p.startsWith('~') ? `${cwd.replace(/\/+$/, '')}/${p.replace(/^\.\//, '')}` : p;
-  const lines = command.split('\n');
-  for (let li = 0; li < lines.length; li++) {
-    const line = lines[li];
-    const heredoc = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
+  for (const line of commandLines(command)) {
     for (const segment of line.split(/&&|\|\||;|\|(?!\|)/)) {
       const tokens = tokenize(segment.trim());
       if (tokens.length === 0) continue;
@@ -147,14 +144,26 @@ export function filesOfShellCommand(
         if ((verb === 'open' || verb === 'create') && paths[0]) opened = paths[0];
       }
     }
-    // Skip a heredoc body or an SWE-agent edit body: its lines are file content, not commands.
-    const terminator = heredoc ? heredoc[1] : /^\s*edit\s+\d+:\d+\s*$/.test(line) ? 'end_of_edit' : undefined;
-    if (terminator) {
-      while (li + 1 < lines.length && lines[li + 1].trim() !== terminator) li++;
-      li++;
-    }
   }
   return { files, lastOpened: opened };
+}
+
+/**
+ * The lines of a shell command that are commands: a heredoc's body and an SWE-agent edit's body (file content, up to
+ * and with their terminator) are skipped.
+ */
+function* commandLines(command: string): Generator<string> {
+  const lines = command.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    yield line;
+    const heredoc = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
+    const terminator = heredoc ? heredoc[1] : /^\s*edit\s+\d+:\d+\s*$/.test(line) ? 'end_of_edit' : undefined;
+    if (terminator) {
+      while (i + 1 < lines.length && lines[i + 1]!.trim() !== terminator) i++;
+      i++;
+    }
+  }
 }
 
 /** `cd /repo && npm test` → `npm test`: the directory is noise in a summary line. */
@@ -351,14 +360,9 @@ function asksForBackground(args: Record<string, unknown>, command: string | unde
   for (const [key, value] of Object.entries(args))
     if (BACKGROUND_FLAG.test(key) && (value === true || value === 'true')) return true;
   if (command === undefined) return false;
-  const lines = command.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = withoutQuotedText(lines[i]!);
+  for (const raw of commandLines(command)) {
+    const line = withoutQuotedText(raw);
     if (DETACHING_PROGRAM.test(line) || BACKGROUND_AMPERSAND.test(line)) return true;
-    // A heredoc's or an SWE-agent edit's body is file content, not commands.
-    const heredoc = /<<-?\s*['"]?(\w+)['"]?/.exec(lines[i]!);
-    const terminator = heredoc ? heredoc[1] : /^\s*edit\s+\d+:\d+\s*$/.test(lines[i]!) ? 'end_of_edit' : undefined;
-    if (terminator) while (i + 1 < lines.length && lines[i + 1]!.trim() !== terminator) i++;
   }
   return false;
 }
