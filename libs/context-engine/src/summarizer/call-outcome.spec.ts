@@ -7,6 +7,7 @@ import {
   errorLineOf,
   failureOf,
   shortenPath,
+  tellingErrorLine,
   testCountsOf,
   unwrappedResult,
 } from './call-outcome';
@@ -131,6 +132,11 @@ describe('callOutcome: how a call ended, read from its result', () => {
       ok: true,
       text: 'ok: wrote 12 files',
     });
+    // A Python traceback in it: what failed is its last line, as in a plain result.
+    const trace = wrapped('Traceback (most recent call last):\n  File "run.py", line 3\nKeyError: \'user_id\'\n', 1);
+    const py = call('shell', { command: ['bash', '-lc', 'python run.py'] });
+    expect(failureOf(toolActivity(py, {}), trace)).toBe("exit 1: KeyError: 'user_id'");
+    expect(tellingErrorLine(trace, 'Traceback (most recent call last):')).toBe("KeyError: 'user_id'");
     // Other JSON is a result like any other.
     const other = result('{"output": 3, "files": []}');
     expect(unwrappedResult(other)).toBe(other);

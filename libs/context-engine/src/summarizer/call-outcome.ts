@@ -155,7 +155,7 @@ const clipLine = (s: string, max: number): string => {
  */
 export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
   if (!/Traceback \(most recent call last\)/.test(errorLine)) return errorLine;
-  const lines = nonEmptyLines(result.content);
+  const lines = nonEmptyLines(unwrappedResult(result).content); // a JSON-wrapped output's own lines
   return (
     [...lines]
       .reverse()
