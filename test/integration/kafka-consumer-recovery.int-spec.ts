@@ -1,8 +1,10 @@
 /**
  * @exclusive stalls its event loop past the consumer's session timeout (6 s, the broker's minimum, against a 14 s
- * stall: with 9 s it failed once in CI with no crash at all — most likely the loaded broker had not expelled the
- * member yet when the commit came, and a member's commit renews its session; not reproduced under local load), and
- * bounds how fast the health check answers while the consumer restarts (1.5 s).
+ * stall), and bounds how fast the health check answers while the consumer restarts (1.5 s). The expelled member's
+ * commit does not always meet "not aware of this member": twice in about twenty CI runs (with a 9 s stall, then 14 s)
+ * the consumer went on with no crash — most likely the group had already moved to a new generation and the commit met
+ * "illegal generation", on which kafkajs rejoins by itself. The stall is repeated (at most three times) until the
+ * crash the transport must recover from happens.
  */
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -111,22 +113,34 @@ describe('KafkaEventTransport keeps its consumer alive, and the health check say
       30_000,
     );
     const from = Date.now();
-    await send('stall-loop');
-    await send('after');
-    await eventually(
-      async () => seen,
-      (s) => s.includes('after'),
-      'the record behind the crash',
-      60_000,
-    );
-    // 'after' may have come in the stalled record's batch, handled before that batch's commit was refused: the
-    // replacement of the consumer may still be under way when it is seen.
-    await eventually(
-      async () => transport.consumerStatus(),
-      (s) => s.restarts >= 1 && s.state === 'running',
-      'the expelled consumer replaced',
-      60_000,
-    );
+    // Which refusal the expelled member's commit meets is the broker's race: "not aware of this member" (kafkajs
+    // crashes the consumer: the transport must replace it) or, when the group has already moved to a new generation,
+    // "illegal generation" (kafkajs rejoins by itself: nothing for the transport to do). The stall is repeated until
+    // the first happens (two CI runs in about twenty met the second); the assertions below are the same either way.
+    let replaced = false;
+    for (let attempt = 1; attempt <= 3 && !replaced; attempt++) {
+      stallLoopOnce = true;
+      await send('stall-loop');
+      await send(`after-${attempt}`);
+      await eventually(
+        async () => seen,
+        (s) => s.includes(`after-${attempt}`),
+        'the record behind the stall',
+        60_000,
+      );
+      // 'after' may have come in the stalled record's batch, handled before that batch's commit was refused: the
+      // replacement of the consumer may still be under way when it is seen.
+      replaced = await eventually(
+        async () => transport.consumerStatus(),
+        (s) => s.restarts >= 1 && s.state === 'running',
+        'the expelled consumer replaced',
+        20_000,
+      ).then(
+        () => true,
+        () => false,
+      );
+    }
+    expect(replaced).toBe(true);
     expect(seen.filter((s) => s === 'before')).toEqual(['before']);
     expect(seen).toContain('stall-loop'); // handled (possibly twice: its commit was refused, so it was redelivered)
 
@@ -145,7 +159,7 @@ describe('KafkaEventTransport keeps its consumer alive, and the health check say
       'health up again',
       30_000,
     );
-  }, 120_000);
+  }, 240_000);
 
   it('a partition that is behind and does not move is reported (and its lag shows), then recovers', async () => {
     failStuck = true;
