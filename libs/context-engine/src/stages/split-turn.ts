@@ -13,7 +13,7 @@ import {
   launchesKept,
   unsqueezed,
   workingStateChars,
-  workingStateOf,
+  workingStateOfSpan,
 } from './working-state';
 import { memoOfString } from './memo';
 
@@ -202,7 +202,7 @@ function richNotes(ctx: StageContext, start: number, end: number, calls: number)
   const stepChars = Math.max(800, Math.floor(ctx.targetTokens * STEPS_SHARE * CHARS_PER_TOKEN));
   const steps = newestWithin(richStepLines(source, 0, last, ctx.originals), stepChars);
   // The latest intent is the last step: the working state's "Current state" would repeat it.
-  const state = workingStateOf(source, 0, last, workingStateChars(ctx), ctx.originals)?.replace(
+  const state = workingStateOfSpan(source, workingStateChars(ctx), ctx.originals)?.replace(
     /\n?## Current state\n[\s\S]*$/,
     '',
   );

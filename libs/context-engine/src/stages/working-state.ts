@@ -149,7 +149,23 @@ export function workingStateOf(
   originals?: readonly ChatMessage[],
 ): string | undefined {
   if (maxChars <= 0) return undefined;
-  const span = originals ? unsqueezed(entries, i, j, originals) : entries.slice(i, j + 1);
+  return workingStateOfSpan(
+    originals ? unsqueezed(entries, i, j, originals) : entries.slice(i, j + 1),
+    maxChars,
+    originals,
+  );
+}
+
+/**
+ * `workingStateOf` of a span already read (`unsqueezed` when `originals` are given: a range edit's file is then looked
+ * up in them).
+ */
+export function workingStateOfSpan(
+  span: readonly EffectiveEntry[],
+  maxChars: number,
+  originals?: readonly ChatMessage[],
+): string | undefined {
+  if (maxChars <= 0) return undefined;
   const messages: ChatMessage[] = [];
   const previous: string[] = [];
   for (let k = 0; k < span.length; k++) {
@@ -162,7 +178,7 @@ export function workingStateOf(
     if (condensed) previous.push(condensed);
     else if (e.message.role !== 'system') messages.push(e.message);
     // A note that could not carry a working state still names its calls: read them back from its step lines.
-    else messages.push(...messagesOfSteps(e.message.content, i + k));
+    else messages.push(...messagesOfSteps(e.message.content, k));
   }
   if (messages.length === 0 && previous.length === 0) return undefined;
   const summary = summarizeDeterministic({

@@ -320,11 +320,7 @@ export function describeCall(call: ToolCall, activity: ToolActivity, outcome: Ca
   let head: string;
   if (activity.command !== undefined) {
     head = `${call.name} \`${clipLine(activity.command, 200)}\``;
-    // A command that changes a file it does not name (SWE-agent's `edit 5:5` edits the file opened last) names it.
-    const changed = activity.files.find(
-      (f) => (f.action === 'edit' || f.action === 'write') && !activity.command!.includes(f.path),
-    );
-    if (changed) head = `${head} on ${shortenPath(changed.path)}`;
+    if (activity.changesUnnamed) head = `${head} on ${shortenPath(activity.changesUnnamed)}`;
   } else if (activity.files[0]) {
     const file = activity.files[0].path;
     const pathKey = Object.entries(parseArguments(call.arguments) ?? {}).find(([, v]) => v === file)?.[0];

@@ -16,6 +16,7 @@ import {
   activitiesOf,
   changesAllOrNothing,
   filesOfEditBlocks,
+  isChange,
   labelTargets,
   looksAround,
   resolvedTargets,
@@ -451,13 +452,13 @@ function absorbMessages(
       order: pendingRank - 999 + k,
     }),
   );
-  for (const [id, call] of calls) if (!answered.has(id)) touchChanges(model, call, false);
-  for (const [id, { activity }] of calls) {
-    if (!answered.has(id))
-      model.pending.push({
-        text: oneLine(`${activity.label} — no result yet`, LIMITS.pending),
-        rank: pendingRank + p++,
-      });
+  for (const [id, call] of calls) {
+    if (answered.has(id)) continue;
+    touchChanges(model, call, false); // not refused (yet): recorded as made
+    model.pending.push({
+      text: oneLine(`${call.activity.label} — no result yet`, LIMITS.pending),
+      rank: pendingRank + p++,
+    });
   }
   // What the unanswered request already shows (a to-do line within it is not listed again).
   let unanswered = '';
@@ -479,8 +480,6 @@ function absorbMessages(
   }
   if (lastAssistantText >= 0) model.state = oneLine(messages[lastAssistantText].content, LIMITS.state);
 }
-
-const isChange = (action: string): boolean => action === 'edit' || action === 'write';
 
 /** The changes a call made, at its rank; `failed`: refused as a whole (`failed edit`: the file is as it was). */
 function touchChanges(model: Model, call: { activity: ToolActivity; rank: number }, failed: boolean): void {

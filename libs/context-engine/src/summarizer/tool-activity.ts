@@ -19,10 +19,15 @@ export interface ToolActivity {
    * `is_background`, `async`, `detach`) or a shell command that backgrounds (`cmd &`, `nohup`, `setsid`).
    */
   readonly background?: boolean;
+  /** The file a shell command changes without naming it (SWE-agent's `edit 5:5` edits the file opened last). */
+  readonly changesUnnamed?: string;
 }
 
 /** read, edit or write; for other tools that name a file (find_file, grep …) the tool's name. */
 export type FileAction = string;
+
+/** An action that changes its file (an edit or a write), not one that reads or searches it. */
+export const isChange = (action: FileAction): boolean => action === 'edit' || action === 'write';
 
 const PATH_KEYS = [
   'path',
@@ -256,7 +261,7 @@ export function commandTargets(line: string, onFile?: string): string[] {
 }
 
 /** A file action's kind for resolution: a change (edit, write), a read, or the tool's own action. */
-const actionKind = (action: FileAction): string => (action === 'edit' || action === 'write' ? 'change' : action);
+const actionKind = (action: FileAction): string => (isChange(action) ? 'change' : action);
 
 /**
  * The error targets a later success with `success` targets resolves: the ones it shares, and the parts of a suite
@@ -435,7 +440,8 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
   const firstLine = command === undefined ? undefined : withoutLeadingCd(command.split('\n')[0]);
   const target = firstLine ?? files[0]?.path ?? '';
   // A command that changes a file it does not name (SWE-agent's `edit 10:12` edits the file opened last).
-  const changed = files.find((f) => (f.action === 'edit' || f.action === 'write') && !firstLine?.includes(f.path));
+  const changed =
+    firstLine === undefined ? undefined : files.find((f) => isChange(f.action) && !firstLine.includes(f.path));
   // Computed on first use: most readers of an activity (a note's step lines) never ask.
   let targets: string[] | undefined;
   let background: boolean | undefined;
@@ -446,23 +452,22 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
       targets.push(...commandTargets(firstLine, changed?.path));
       // A change made by a command that also runs something is not resolved by another change alone.
       const runs = RUNNER.test(tokenize(commandKey(firstLine))[0] ?? '');
-      if (!runs)
-        for (const f of files) if (f.action === 'edit' || f.action === 'write') targets.push(`change:${f.path}`);
+      if (!runs) for (const f of files) if (isChange(f.action)) targets.push(`change:${f.path}`);
     } else {
       for (const f of files) targets.push(`${actionKind(f.action)}:${f.path}`);
       if (files.length === 0) targets.push(`call:${call.name}\u0000${call.arguments}`);
     }
     return targets;
   };
-  const label =
-    firstLine !== undefined && changed
-      ? `${oneLine(`${call.name} ${firstLine}`, 100)} on ${changed.path}`
-      : firstLine === undefined && files[0]
-        ? `${call.name} ${files[0].path}` // a file name is never cut
-        : oneLine(target ? `${call.name} ${target}` : call.name, 120);
+  const label = changed
+    ? `${oneLine(`${call.name} ${firstLine}`, 100)} on ${changed.path}`
+    : firstLine === undefined && files[0]
+      ? `${call.name} ${files[0].path}` // a file name is never cut
+      : oneLine(target ? `${call.name} ${target}` : call.name, 120);
   return {
     files,
     ...(firstLine !== undefined ? { command: oneLine(firstLine, 160) } : {}),
+    ...(changed && { changesUnnamed: changed.path }),
     label,
     key: `${call.name}\u0000${firstLine !== undefined ? commandKey(firstLine) : (files[0]?.path ?? call.arguments)}`,
     get targets() {
