@@ -5,6 +5,7 @@
  * headers and the top level of each command document are read, and the answers' headers (whose request they answer).
  */
 import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
+import { nowMs, percentile, round } from './pipeline-support';
 
 const OP_MSG = 2013;
 
@@ -146,7 +147,7 @@ export async function startCountingProxy(serverUri: string): Promise<CountingPro
     sockets.add(client).add(upstream);
     const splitter = new MessageSplitter();
     /** Requests of this connection waiting for their answer: requestID → key and start. */
-    const waiting = new Map<number, { key: string; at: bigint }>();
+    const waiting = new Map<number, { key: string; at: number }>();
     client.on('data', (chunk: Buffer) => {
       splitter.push(chunk, (msg) => {
         const c = commandOf(msg);
@@ -156,22 +157,23 @@ export async function startCountingProxy(serverUri: string): Promise<CountingPro
         n.requests++;
         n.documents += c.documents;
         counts.set(key, n);
-        waiting.set(msg.readInt32LE(4), { key, at: process.hrtime.bigint() });
+        waiting.set(msg.readInt32LE(4), { key, at: nowMs() });
       });
       upstream.write(chunk);
     });
     const answers = new MessageSplitter();
-    upstream.on('data', (chunk: Buffer) => {
+    upstream.on('data', (chunk: Buffer) =>
       answers.push(chunk, (msg) => {
-        const request = waiting.get(msg.readInt32LE(8)); // responseTo
+        const responseTo = msg.readInt32LE(8);
+        const request = waiting.get(responseTo);
         if (!request) return;
-        waiting.delete(msg.readInt32LE(8));
-        const list = times.get(request.key) ?? [];
-        list.push(Number(process.hrtime.bigint() - request.at) / 1e6);
-        times.set(request.key, list);
-      });
-      client.write(chunk);
-    });
+        waiting.delete(responseTo);
+        const list = times.get(request.key);
+        if (list) list.push(nowMs() - request.at);
+        else times.set(request.key, [nowMs() - request.at]);
+      }),
+    );
+    upstream.pipe(client);
     const close = () => {
       client.destroy();
       upstream.destroy();
@@ -191,9 +193,11 @@ export async function startCountingProxy(serverUri: string): Promise<CountingPro
         const n = out.get(key);
         if (!n || list.length === 0) continue;
         const sorted = list.sort((a, b) => a - b);
-        const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-        const round = (x: number) => Math.round(x * 100) / 100;
-        n.ms = { p50: round(at(50)), p99: round(at(99)), max: round(sorted[sorted.length - 1]!) };
+        n.ms = {
+          p50: round(percentile(sorted, 50), 2),
+          p99: round(percentile(sorted, 99), 2),
+          max: round(sorted[sorted.length - 1]!, 2),
+        };
       }
       counts = new Map();
       times = new Map();
