@@ -383,6 +383,14 @@ describe('filesOfShellCommand', () => {
     const second = filesOfShellCommand('edit 10:12\ncat other.py\nend_of_edit', first.lastOpened);
     expect(second.files).toEqual([{ path: 'src/models.py', action: 'edit' }]);
   });
+
+  it('follows SWE-agent\'s cursor form: a bare `edit` edits the file opened last, its body not parsed', () => {
+    const first = filesOfShellCommand('create reproduce.py');
+    const second = filesOfShellCommand('edit\ncat other.py > out.txt\nend_of_edit', first.lastOpened);
+    expect(second.files).toEqual([{ path: 'reproduce.py', action: 'edit' }]);
+    // `edit` with an operand is another program's edit of a file it names.
+    expect(filesOfShellCommand('edit notes.txt', 'reproduce.py').files).toEqual([{ path: 'notes.txt', action: 'edit' }]);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------

@@ -138,7 +138,7 @@ export function filesOfShellCommand(
         }
       } else if (verb === 'tee') {
         for (const p of operands.filter(looksLikePath)) files.push({ path: resolve(p), action: 'write' });
-      } else if (verb === 'edit' && /^\d+:\d+$/.test(operands[0] ?? '')) {
+      } else if (verb === 'edit' && RANGE_EDIT.test(tokens.join(' '))) {
         if (opened) files.push({ path: opened, action: 'edit' });
       } else if (READ_VERBS.has(verb) || EDIT_VERBS.has(verb) || WRITE_VERBS.has(verb)) {
         const action: FileAction = READ_VERBS.has(verb) ? 'read' : EDIT_VERBS.has(verb) ? 'edit' : 'write';
@@ -163,7 +163,7 @@ function* commandLines(command: string): Generator<string> {
     const line = lines[i]!;
     yield line;
     const heredoc = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
-    const terminator = heredoc ? heredoc[1] : /^\s*edit\s+\d+:\d+\s*$/.test(line) ? 'end_of_edit' : undefined;
+    const terminator = heredoc ? heredoc[1] : RANGE_EDIT.test(line.trim()) ? 'end_of_edit' : undefined;
     if (terminator) {
       while (i + 1 < lines.length && lines[i + 1]!.trim() !== terminator) i++;
       i++;
@@ -277,8 +277,11 @@ export function resolvedTargets(success: readonly string[]): string[] {
   return [...new Set(out)];
 }
 
-/** SWE-agent's `edit N:M`: an edit of lines of the file opened last. */
-const RANGE_EDIT = /^edit \d+:\d+\b/;
+/**
+ * SWE-agent's edit of the file opened last, its body on the lines after it: `edit N:M` (those lines), or a bare `edit`
+ * (between the cursors of its cursor-window configuration). Matched on a command's first line.
+ */
+const RANGE_EDIT = /^edit(?: \d+:\d+)?[ \t]*(?:\n|$)/;
 
 /**
  * Whether a failed result means the call's changes were not made: a file tool's (an edit whose old text was not
