@@ -279,9 +279,10 @@ export function resolvedTargets(success: readonly string[]): string[] {
 
 /**
  * SWE-agent's edit of the file opened last, its body on the lines after it: `edit N:M` (those lines), or a bare `edit`
- * (between the cursors of its cursor-window configuration). Matched on a command's first line.
+ * (between the cursors of its cursor-window configuration). Matched on a command's first line, or on a target that
+ * names the edit's file (`edit 5:5 on a.py`).
  */
-const RANGE_EDIT = /^edit(?: \d+:\d+)?[ \t]*(?:\n|$)/;
+const RANGE_EDIT = /^edit(?: \d+:\d+)?(?=[ \t]*(?:\n|$)| on )/;
 
 /**
  * Whether a failed result means the call's changes were not made: a file tool's (an edit whose old text was not
