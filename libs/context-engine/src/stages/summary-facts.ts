@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../model/message';
 import type { EffectiveEntry } from '../overlay';
 import { launchOfLine } from '../summarizer/background';
+import { COMMAND_LINE } from '../summarizer/deterministic-summarizer';
 import { workingStateOf } from './working-state';
 
 /**
@@ -48,8 +49,8 @@ export function factParts(item: string): string[] {
   // Work left running: its ids (a model may word the rest).
   const launch = launchOfLine(item);
   if (launch) return launch.handles.map((h) => h.value.replace(/^…\//, ''));
-  const command = /^`([^`]+)`(?: ×\d+)?(?: → (?:last: )?(.*))?$/.exec(item);
-  if (command) return [command[1]!, ...(command[2] ? [outcomeKey(command[2])] : [])];
+  const command = COMMAND_LINE.exec(item);
+  if (command) return [command[1]!, ...(command[4] ? [outcomeKey(command[4])] : [])];
   const error = /^(.*?) — (.*?)(?: \(×\d+\))? \[(fixed later|unresolved)\]$/.exec(item);
   if (error) return [error[1]!.replace(/^\S+\s+/, ''), error[3] === 'unresolved' ? 'unresolved' : 'fixed'];
   return [item.replace(/ \([^()]*\)$/, '')];

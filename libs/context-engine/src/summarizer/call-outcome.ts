@@ -170,6 +170,13 @@ export interface CallOutcome {
   readonly text: string;
 }
 
+/** Test counts that tell of a failure (`2 failed, 10 passed`, `fail 1`). */
+const TESTS_FAILED = /[1-9]\d* (?:failed|failing|errors?)\b|fail [1-9]/;
+
+/** Whether an outcome's text (as `callOutcome` words it, e.g. read back from a summary) tells of a success. */
+export const outcomeTextOk = (text: string): boolean =>
+  /^(?:ok\b|no match\b|\d+ lines$)/.test(text) || (text.startsWith('tests ') && !TESTS_FAILED.test(text));
+
 /** The outcome of one call from its result (undefined: not answered); `errorLine` when the caller has it already. */
 export function callOutcome(
   activity: ToolActivity | undefined,
@@ -199,7 +206,7 @@ export function callOutcome(
     const head = exit && !error.includes(exit.line) ? `exit ${exit.code}: ` : 'error: ';
     return { ok: false, text: `${head}${clipLine(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
   }
-  if (tests) return { ok: !/[1-9]\d* (?:failed|failing|errors?)\b|fail [1-9]/.test(tests), text: `tests ${tests}` };
+  if (tests) return { ok: !TESTS_FAILED.test(tests), text: `tests ${tests}` };
   // Work left running: its ids are what a later call needs to collect it.
   const launched = launchHandles(activity, result);
   if (launched) return { ok: true, text: `ok: background ${handlesText(launched)}` };

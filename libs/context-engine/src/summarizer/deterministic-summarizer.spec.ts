@@ -122,6 +122,41 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it("keeps what a command showed before its latest run read otherwise: the reproduction's output before the fix", () => {
+    const run = () => call('bash', { command: 'python reproduce.py' });
+    const [first, second, third, fourth] = [run(), run(), run(), run()];
+    const messages = [
+      ask('Fix the rounding of TimeDelta.'),
+      say('Reproducing.', first),
+      answer(first, '344'),
+      say('Again after the edit.', second),
+      answer(second, 'Traceback (most recent call last):\nNameError: name "rnd" is not defined'),
+      say('Fixed the name.', third),
+      answer(third, '345'),
+    ];
+    const fixed = summarizeDeterministic({ messages, maxChars: 4000 });
+    // The failure in between is in Errors seen; the output before it is what the fix changed.
+    expect(fixed.sections.commandsRun).toEqual(['`python reproduce.py` ×3 → earlier: ok: 344; last: ok: 345']);
+    // Read back from its own summary and run once more with the same output: the earlier output stays.
+    const again = summarizeDeterministic({
+      previousSummary: fixed.text,
+      messages: [say('Once more.', fourth), answer(fourth, '345')],
+      maxChars: 4000,
+    });
+    expect(again.sections.commandsRun).toEqual(['`python reproduce.py` ×4 → earlier: ok: 344; last: ok: 345']);
+    // A success, then a failure: the success is the earlier output.
+    const broke = summarizeDeterministic({ messages: messages.slice(0, 5), maxChars: 4000 });
+    expect(broke.sections.commandsRun).toEqual([
+      '`python reproduce.py` ×2 → earlier: ok: 344; last: error: NameError: name "rnd" is not defined',
+    ]);
+    // The same output each time: nothing earlier to tell.
+    const same = summarizeDeterministic({
+      messages: [...messages.slice(0, 3), say('', second), answer(second, '344')],
+      maxChars: 4000,
+    });
+    expect(same.sections.commandsRun).toEqual(['`python reproduce.py` ×2 → last: ok: 344']);
+  });
+
   it('lists an unanswered request once, not again as a to-do line of itself', () => {
     const r = summarizeDeterministic({
       messages: [
@@ -384,12 +419,14 @@ describe('filesOfShellCommand', () => {
     expect(second.files).toEqual([{ path: 'src/models.py', action: 'edit' }]);
   });
 
-  it('follows SWE-agent\'s cursor form: a bare `edit` edits the file opened last, its body not parsed', () => {
+  it("follows SWE-agent's cursor form: a bare `edit` edits the file opened last, its body not parsed", () => {
     const first = filesOfShellCommand('create reproduce.py');
     const second = filesOfShellCommand('edit\ncat other.py > out.txt\nend_of_edit', first.lastOpened);
     expect(second.files).toEqual([{ path: 'reproduce.py', action: 'edit' }]);
     // `edit` with an operand is another program's edit of a file it names.
-    expect(filesOfShellCommand('edit notes.txt', 'reproduce.py').files).toEqual([{ path: 'notes.txt', action: 'edit' }]);
+    expect(filesOfShellCommand('edit notes.txt', 'reproduce.py').files).toEqual([
+      { path: 'notes.txt', action: 'edit' },
+    ]);
   });
 });
 

@@ -8,7 +8,7 @@ import {
   type Launch,
   openLaunchesOf,
 } from './background';
-import { callOutcome, errorLineOf, tellingErrorLine } from './call-outcome';
+import { callOutcome, errorLineOf, outcomeTextOk, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
@@ -90,6 +90,7 @@ const LIMITS = {
   request: 300,
   decision: 200,
   command: 160,
+  earlierOutcome: 80,
   errorLine: 160,
   pending: 200,
   pendingItems: 12,
@@ -154,6 +155,9 @@ interface CommandEntry {
   rank: number;
   /** How its latest run ended (`ok`, `exit 1: …`, `tests 2 failed, 10 passed`). */
   last?: string;
+  /** Its latest successful outcome, and the one before it that read otherwise (a failure is in Errors seen). */
+  lastOk?: string;
+  okBefore?: string;
 }
 interface ErrorEntry {
   /** The call's label (its latest occurrence when repeats were collapsed). */
@@ -210,7 +214,8 @@ const SECTION_KEY: Readonly<Record<string, keyof SummarySections>> = Object.from
 const HEADING = /^\s*(?:#{1,6}\s*)?(?:\*\*)?\s*([A-Za-z ]+?)\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*$/;
 const OMITTED_LINE = /^\(\+(\d+) more omitted\)$/;
 const FILE_LINE = /^(.*?) \(([^()]*)\)$/;
-const COMMAND_LINE = /^`(.*)`(?: ×(\d+))?(?: → (?:last: )?(.*))?$/;
+/** A Commands run line: `` `cmd` ×N → earlier: …; last: … `` (command, count, latest outcome, the differing one before). */
+export const COMMAND_LINE = /^`(.*)`(?: ×(\d+))?(?: → (?:earlier: (.*?); last: |last: )?(.*))?$/;
 const ERROR_ITEM = /^(.*?) — (.*?)(?: \(×(\d+)\))? \[(fixed later|unresolved)\]$/;
 
 function touchFile(model: Model, path: string, action: string, rank: number, times = 1): void {
@@ -220,13 +225,28 @@ function touchFile(model: Model, path: string, action: string, rank: number, tim
   model.files.set(path, entry);
 }
 
-function addCommand(model: Model, command: string, rank: number, times = 1, last?: string): void {
+function addCommand(model: Model, command: string, rank: number, times = 1, last?: string, earlier?: string): void {
   const entry = model.commands.get(command) ?? { command, count: 0, rank };
   entry.count += times;
   entry.rank = Math.max(entry.rank, rank);
-  if (last !== undefined) entry.last = last;
+  if (earlier !== undefined) ranAgain(entry, earlier);
+  if (last !== undefined) ranAgain(entry, last);
   model.commands.set(command, entry);
 }
+
+/** A run's outcome: the latest; of successes, also the one before that read otherwise. */
+function ranAgain(entry: CommandEntry, outcome: string, ok = outcomeTextOk(outcome)): void {
+  entry.last = outcome;
+  if (!ok) return;
+  if (entry.lastOk !== undefined && entry.lastOk !== outcome) entry.okBefore = entry.lastOk;
+  entry.lastOk = outcome;
+}
+
+/**
+ * What a command's run before its latest showed, when it read otherwise and succeeded: a reproduction's output before
+ * the fix (`ok: 344`, then `ok: 345`), a script's output before it failed. (Failed runs are in Errors seen.)
+ */
+const earlierOutcome = (c: CommandEntry): string | undefined => (c.last === c.lastOk ? c.okBefore : c.lastOk);
 
 function addSymbol(model: Model, raw: string, rank: number, requireCodeLike = false): void {
   const symbol = symbolName(raw, requireCodeLike);
@@ -303,7 +323,7 @@ function absorbPrevious(model: Model, text: string): boolean {
         }
         case 'commandsRun': {
           const m = COMMAND_LINE.exec(item);
-          if (m) addCommand(model, m[1], rank, Number(m[2] ?? 1), m[3]);
+          if (m) addCommand(model, m[1], rank, Number(m[2] ?? 1), m[4], m[3]);
           else addCommand(model, oneLine(item, LIMITS.command), rank);
           return;
         }
@@ -402,7 +422,7 @@ function absorbMessages(
       if (call) recordAbsolutePaths(model, call.activity, m.content);
       if (call?.activity.command !== undefined) {
         const entry = model.commands.get(call.activity.command);
-        if (entry && outcome) entry.last = outcome.text;
+        if (entry && outcome) ranAgain(entry, outcome.text, outcome.ok);
       }
       // Targets are read only when there is an error to record or to resolve.
       const targetsOf = () => call?.activity.targets ?? [`call:${m.toolName ?? 'tool'}\u0000${id}`];
@@ -569,8 +589,14 @@ function formatFile(f: FileEntry): string {
   });
   return `${f.path} (${actions.map(([a, n]) => (n > 1 ? `${a}×${n}` : a)).join(', ')})`;
 }
-const formatCommand = (c: CommandEntry): string =>
-  `\`${c.command}\`${c.count > 1 ? ` ×${c.count}` : ''}${c.last ? ` → ${c.count > 1 ? 'last: ' : ''}${c.last}` : ''}`;
+const formatCommand = (c: CommandEntry): string => {
+  const runs = c.count > 1 ? ` ×${c.count}` : '';
+  if (!c.last) return `\`${c.command}\`${runs}`;
+  if (c.count <= 1) return `\`${c.command}\` → ${c.last}`;
+  const before = earlierOutcome(c);
+  const earlier = before === undefined ? '' : `earlier: ${oneLine(before, LIMITS.earlierOutcome)}; `;
+  return `\`${c.command}\`${runs} → ${earlier}last: ${c.last}`;
+};
 const formatError = (e: ErrorEntry): string =>
   `${e.label} — ${e.line || '(error)'}${e.count > 1 ? ` (×${e.count})` : ''} [${e.fixed ? 'fixed later' : 'unresolved'}]`;
 
