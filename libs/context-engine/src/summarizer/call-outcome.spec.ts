@@ -111,6 +111,14 @@ describe('callOutcome: how a call ended, read from its result', () => {
     const view =
       '[File: /repo/decrypt.py (6 lines total)]\n5:    out += chr(c)\n6:print(msg)\n(Open file: /repo/decrypt.py)\nbash-$';
     expect(outcomeOf(call('bash', { command: 'edit 5:5' }), result(view)).text).toBe('ok');
+    // Its file window's footer and cursor lines, and its interactive shell's end-of-command marker, frame too.
+    const window =
+      '[File: /repo/f.py (1997 lines total)]\n1474:    return x\n(422 more lines below)\nEND_CURSOR moved to 1374';
+    expect(outcomeOf(call('bash', { command: 'open f.py 1474' }), result(window)).text).toBe('ok');
+    const done = 'Uploaded 2 files\n</body></html>///PROCESS-DONE:0:PROCESS-DONE///';
+    expect(outcomeOf(call('bash', { command: 'curl -F f=@a.pl http://x/up' }), result(done)).text).toBe('ok');
+    const count = 'wrote 3 rows///PROCESS-DONE:0:PROCESS-DONE///';
+    expect(outcomeOf(call('bash', { command: 'python load.py' }), result(count)).text).toBe('ok: wrote 3 rows');
     // A frame only: nothing the command printed tells.
     expect(
       outcomeOf(call('bash', { command: 'cd src' }), result('(Current directory: /testbed/src)\nbash-$')).text,

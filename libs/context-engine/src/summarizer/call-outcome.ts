@@ -28,14 +28,19 @@ const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) =>
 
 /**
  * A line a harness frames every command's output with, not output of the command: SWE-agent's `(Open file: …)`,
- * `(Current directory: …)` and `bash-$` prompt, OpenHands' `[The command completed with exit code 0.]`, Codex's
- * `Exit code: 0`, `Wall time: …` and `Output:` lead.
+ * `(Current directory: …)` and `bash-$` prompt, its file window's `(12 more lines below)` and cursor lines,
+ * OpenHands' `[The command completed with exit code 0.]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead.
  */
 const FRAME_LINE =
-  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:)\s*$/i;
+  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
+/** The end-of-command marker of SWE-agent's interactive shells, after a command's last output (exit status 0). */
+const DONE_MARKER = /\/\/\/PROCESS-DONE:0:PROCESS-DONE\/\/\/\s*$/;
 
 /** The lines a command printed: its result's non-empty lines without the harness's frame. */
-const outputLines = (text: string): string[] => nonEmptyLines(text).filter((l) => !FRAME_LINE.test(l));
+const outputLines = (text: string): string[] =>
+  nonEmptyLines(text)
+    .map((l) => l.replace(DONE_MARKER, ''))
+    .filter((l) => l.trim() !== '' && !FRAME_LINE.test(l));
 
 const WRAPPED = /^\s*\{\s*"output"\s*:/;
 
