@@ -91,6 +91,17 @@ describe('launchHandles: the ids of work a call left running', () => {
     ).toBeUndefined();
     const failed = task('Poem');
     expect(launchHandles(toolActivity(failed, {}), answer(failed, launched('a1b2c3d'), true))).toBeUndefined();
+    // A command that backgrounded nothing (its flag says so): the processes it left are a script's children.
+    const stray =
+      'Output: ok\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: 1793795\nProcess Group PGID: (none)';
+    expect(
+      handlesOf(newCall('run_shell_command', { command: 'python3 test_jail.py', is_background: false }), stray),
+    ).toBeUndefined();
+    expect(handlesOf(newCall('run_shell_command', { command: 'python3 test_jail.py' }), stray)).toBeUndefined();
+    // One that did (`&`): they are its launch.
+    expect(handlesOf(newCall('run_shell_command', { command: 'python3 -m http.server &' }), stray)).toEqual([
+      { kind: 'PID', value: '1793795' },
+    ]);
     // Gemini CLI reports "(none)" when a command left nothing running; its process group is not a handle.
     expect(
       handlesOf(

@@ -52,6 +52,8 @@ const JOB_LINE = /^\s*\[(\d+)\]\s+(\d+)\s*$/gm;
 /** `output_file: /tmp/x.output`, `log: run.log`, `Output is being written to: …`. */
 const OUTPUT_PATH =
   /(?:\b(?:output[ _-]?(?:file|path)|log[ _-]?(?:file|path)|output|logs?|stdout)\s*[:=]|\b(?:written|writing|redirected|logging) to:?)\s*["'`]?((?:~|\.{1,2})?\/?[\w.@+-]+(?:\/[\w.@+-]+)+|[\w.@+-]+\.(?:log|out|output|txt|jsonl?))/gi;
+/** Gemini CLI's report of the processes a command left running, after its output. */
+const STRAY_PIDS = /^Background PIDs: .*$/gm;
 /** Our own wording of the handles, as a note's step line states them (`background agentId a9cad17, output …`). */
 const OWN = /^background ((?:\w+ \S+)(?:, \w+ \S+)*)$/;
 const HANDLE_ITEM = /^(\w+) (\S+)$/;
@@ -80,7 +82,10 @@ const shortPath = (path: string, max = 40): string => {
  */
 export function launchHandles(activity: ToolActivity | undefined, result: ChatMessage): Handle[] | undefined {
   if (result.isError) return undefined;
-  const head = result.content.length > HEAD_CHARS ? result.content.slice(0, HEAD_CHARS) : result.content;
+  let head = result.content.length > HEAD_CHARS ? result.content.slice(0, HEAD_CHARS) : result.content;
+  // Gemini CLI (and its forks) list the processes any command left behind: of a command that did not background
+  // anything, those are a script's stray children, not work the agent started and will collect.
+  if (activity?.command !== undefined && !activity.background) head = head.replace(STRAY_PIDS, '');
   if (!activity?.background && !GOES_ON_WORD.test(head)) return undefined;
   const own = OWN.exec(head.trim());
   if (own) return parseHandles(own[1]!);
