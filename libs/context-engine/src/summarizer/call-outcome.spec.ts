@@ -119,6 +119,24 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('bash', { command: 'curl -F f=@a.pl http://x/up' }), result(done)).text).toBe('ok');
     const count = 'wrote 3 rows///PROCESS-DONE:0:PROCESS-DONE///';
     expect(outcomeOf(call('bash', { command: 'python load.py' }), result(count)).text).toBe('ok: wrote 3 rows');
+    // Gemini CLI's: the command and directory before, the status lines after, the first line led by `Output: `.
+    const gemini = [
+      'Command: python3 find.py',
+      'Directory: (root)',
+      'Output: Total subclasses: 165',
+      'Found _wrap_close at index 158',
+      '-----',
+      'Error: (none)',
+      'Exit Code: 0',
+      'Signal: (none)',
+      'Background PIDs: 1793903',
+      'Process Group PGID: (none)',
+    ];
+    const find = call('run_shell_command', { command: 'python3 find.py' });
+    expect(outcomeOf(find, result(gemini.join('\n'))).text).toBe('ok: Found _wrap_close at index 158');
+    expect(outcomeOf(find, result([...gemini.slice(0, 3), ...gemini.slice(5)].join('\n'))).text).toBe(
+      'ok: Total subclasses: 165',
+    );
     // A frame only: nothing the command printed tells.
     expect(
       outcomeOf(call('bash', { command: 'cd src' }), result('(Current directory: /testbed/src)\nbash-$')).text,
@@ -272,6 +290,15 @@ describe('a pruned result keeps its failure', () => {
       'Process Group PGID: 4242',
     ];
     expect(failureOf(toolActivity(check, {}), result(gemini.join('\n')))?.startsWith('exit 2')).toBe(true);
+    // Its newer frame says `Error: (none)` after every command: of a short output, not what failed.
+    const frame = (output: string, exit: number) =>
+      [`Command: python3 a.py`, 'Directory: (root)', `Output: ${output}`, 'Error: (none)', `Exit Code: ${exit}`]
+        .concat(['Signal: (none)', 'Background PIDs: (none)', 'Process Group PGID: (none)'])
+        .join('\n');
+    expect(failureOf(toolActivity(check, {}), result(frame('pwntools available', 0)))).toBeUndefined();
+    expect(failureOf(toolActivity(check, {}), result(frame("NameError: name 'x' is not defined", 1)))).toBe(
+      "exit 1: NameError: name 'x' is not defined",
+    );
   });
 
   it("a linter's diagnostics (biome's ×, eslint's rows and ✖ count) are what failed", () => {

@@ -29,17 +29,23 @@ const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) =>
 /**
  * A line a harness frames every command's output with, not output of the command: SWE-agent's `(Open file: …)`,
  * `(Current directory: …)` and `bash-$` prompt, its file window's `(12 more lines below)` and cursor lines,
- * OpenHands' `[The command completed with exit code 0.]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead.
+ * OpenHands' `[The command completed with exit code 0.]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead,
+ * Gemini CLI's `Error: (none)`, `Signal: (none)`, `Background PIDs: …` and `Process Group PGID: …` after the output.
  */
 const FRAME_LINE =
-  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
+  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:(?: \(empty\))?|(?:Error|Signal): \(none\)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
 /** The end-of-command marker of SWE-agent's interactive shells, after a command's last output (exit status 0). */
 const DONE_MARKER = /\/\/\/PROCESS-DONE:0:PROCESS-DONE\/\/\/\s*$/;
+
+/** A line that only rules off parts of an output (`-----`, `=====`). */
+const RULE_LINE = /^\s*([-=_*#~])\1{2,}\s*$/;
+/** Gemini CLI's lead before a command's first line of output (`Output: 3 passed`). */
+const OUTPUT_LEAD = /^Output: (?=\S)/;
 
 /** The lines a command printed: its result's non-empty lines without the harness's frame. */
 const outputLines = (text: string): string[] =>
   nonEmptyLines(text)
-    .map((l) => l.replace(DONE_MARKER, ''))
+    .map((l) => l.replace(DONE_MARKER, '').replace(OUTPUT_LEAD, ''))
     .filter((l) => l.trim() !== '' && !FRAME_LINE.test(l));
 
 const WRAPPED = /^\s*\{\s*"output"\s*:/;
@@ -76,20 +82,21 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   // A pruned result's failure as its error line ("error: " is how an outcome says it, not part of the line).
   const pruned = prunedFailure(result.content, result.isError);
   if (pruned !== null) return pruned?.replace(/^error: /, '');
-  const lines = nonEmptyLines(result.content);
+  // (Gemini CLI leads the first line of output with `Output: `.)
+  const lines = nonEmptyLines(result.content).map((l) => l.replace(OUTPUT_LEAD, ''));
   const kept = keptFailureOf(lines[lines.length - 1]);
   if (kept !== undefined) return kept;
   // `failed`: the result is known to have failed (flagged, a non-zero exit), so its error line may be anywhere.
+  // (Not the harness's frame: Gemini CLI's `Error: (none)` after every command says nothing failed.)
+  const isErrorLine = (l: string): boolean => ERROR_LINE.test(l) && !FRAME_LINE.test(l);
   const pick = (failed = false): string | undefined => {
-    const first = [...lines.slice(0, 5), ...lines.slice(-3)].find((l) => ERROR_LINE.test(l));
+    const first = [...lines.slice(0, 5), ...lines.slice(-3)].find(isErrorLine);
     if (first !== undefined && !WRAPPER_LINE.test(first)) return first;
     if (first === undefined && !failed) return undefined;
     // A package manager's closing lines only say that a script failed, and a workspace run's closing lines may be
     // another package's success: what failed is earlier in the output.
     const body = lines.slice(0, 10_000);
-    return (
-      body.find((l) => ERROR_LINE.test(l) && !WRAPPER_LINE.test(l)) ?? first ?? body.find((l) => ERROR_LINE.test(l))
-    );
+    return body.find((l) => isErrorLine(l) && !WRAPPER_LINE.test(l)) ?? first ?? body.find(isErrorLine);
   };
   if (result.isError) return pick(true) ?? lines[0] ?? '(error)';
   // A file's contents are data: an "Error:" inside a source file is not a failed read.
@@ -199,8 +206,7 @@ export function callOutcome(
     const exit = exitCodeOf(lines);
     if (exit && error === exit.line) {
       // Only the exit status tells: the line before it says what failed ("make: *** [all] Error 2").
-      const before = lines
-        .slice(0, -1)
+      const before = outputLines(result.content)
         .reverse()
         .find((l) => !EXIT_LINE.test(l));
       return {
@@ -229,11 +235,11 @@ export function callOutcome(
   const printed = activity?.command !== undefined ? outputLines(result.content) : [];
   if (printed.length > 0) {
     // A command's last line is often its verdict ("Found 3 errors", "Done in 2.1s", "migrated 3 tables").
-    // (Not a marker of our own: a squeezed or truncated body ends in one.)
+    // (Not a marker of our own: a squeezed or truncated body ends in one; nor a rule between parts: `-----`.)
     const last =
       [...printed]
         .reverse()
-        .find((l) => !/^\s*\[\.\.\.|\.\.\.\]\s*$/.test(l))
+        .find((l) => !/^\s*\[\.\.\.|\.\.\.\]\s*$/.test(l) && !RULE_LINE.test(l))
         ?.trim() ?? '';
     const verdict =
       last.length <= 80 &&
