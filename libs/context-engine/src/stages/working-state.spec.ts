@@ -180,6 +180,38 @@ describe('unsqueezed: the span of a view, the squeezed entries given back', () =
   });
 });
 
+describe('a tool result cut short in the view (truncated to its ends, pruned to a placeholder)', () => {
+  it('is read whole by the working state over it: the files of a long listing past its cut', () => {
+    const grep = newCall('grep_search', { pattern: 'console\\.log' });
+    const read = newCall('read_file', { file_path: 'utils/url-tokenizer.js' });
+    const listing = [
+      'Found 38 matches for pattern "console\\.log" in path ".":',
+      '---',
+      'File: tf-core.min.js',
+      `L17: ${'!function(e,t){'.repeat(200)}`,
+      'File: utils/url-tokenizer.js',
+      'L1: console.log("URL Tokenizer module loaded.");',
+      'File: ui/popup.js',
+      'L40: console.log(result);',
+    ].join('\n');
+    const file = Array.from({ length: 606 }, (_, k) => `line ${k + 1}`).join('\n');
+    const originals: ChatMessage[] = [say('', grep), answer(grep, listing), say('', read), answer(read, file)];
+    const cut = (at: number, content: string, stage: EffectiveEntry['stage']): EffectiveEntry =>
+      note(content, at, at, stage, { ...originals[at]!, content });
+    const entries = [
+      original(originals[0]!, 0),
+      cut(1, `${listing.slice(0, 120)}\n[... 3000 chars truncated ...]`, 'truncate'),
+      original(originals[2]!, 2),
+      cut(3, '[read_file output pruned: 606 lines]', 'prune'),
+    ];
+    const state = workingStateOf(entries, 0, 3, 4000, originals) ?? '';
+    expect(state).toContain('- utils/url-tokenizer.js (read, seen)');
+    expect(state).toContain('- ui/popup.js (seen)');
+    // Without the originals, only what the view kept.
+    expect(workingStateOf(entries, 0, 3, 4000) ?? '').not.toContain('ui/popup.js');
+  });
+});
+
 describe('a note squeezed to a few steps (the last resort over the budget)', () => {
   const steps = [
     '- intent: Check the files provided.',

@@ -107,19 +107,22 @@ export const STEPS_HEADING = '# In-turn steps (oldest first)';
 const STEPS_AT = `\n${STEPS_HEADING}`;
 
 /**
- * An entry the squeeze cut (keep-within-budget's last resort): a note cut to a few steps, a marker cut to its first
- * line, a tool body cut to its head. (A marker of keep-within-budget's own turn cut carries its working state.)
+ * An entry cut short: a tool result truncated to its ends or pruned to a placeholder (the names in a long listing, a
+ * file's length, an error in its middle are in the original), or an entry the squeeze cut (keep-within-budget's last
+ * resort): a note cut to a few steps, a marker cut to its first line, a tool body cut to its head. (A marker of
+ * keep-within-budget's own turn cut carries its working state.)
  */
 const squeezed = (e: EffectiveEntry): boolean =>
-  e.stage === 'keep-within-budget' &&
-  (e.message.role === 'tool' ||
-    e.message.content.includes(STEPS_AT) ||
-    workingStateSection(e.message.content) === undefined);
+  ((e.stage === 'prune' || e.stage === 'truncate') && e.message.role === 'tool') ||
+  (e.stage === 'keep-within-budget' &&
+    (e.message.role === 'tool' ||
+      e.message.content.includes(STEPS_AT) ||
+      workingStateSection(e.message.content) === undefined));
 
 /**
- * View entries [i, j], each entry the squeeze cut given back as the original messages it stands for: a note, a
- * marker or a summary built over a cut entry could otherwise pass on only what the cut kept (three steps, a marker's
- * first line), though the new one has room for more.
+ * View entries [i, j], each entry cut short given back as the original messages it stands for: a note, a marker or a
+ * summary built over a cut entry could otherwise pass on only what the cut kept (a listing's first files, three
+ * steps, a marker's first line), though the new one has room for more.
  */
 export function unsqueezed(
   entries: readonly EffectiveEntry[],
