@@ -658,16 +658,20 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
 }
 
 /**
- * A file only seen whose path ends another listed path (a fragment of a cut output line) is that file; one that
- * another listed path lies under is a directory (a `find` line), not a file.
+ * A file only seen whose path ends another listed path (a fragment of a cut output line, or the path a tool printed
+ * from another directory: `../tui/test/a.ts` for `packages/tui/test/a.ts`) is that file; one that another listed
+ * path lies under is a directory (a `find` line), not a file.
  */
 function dropSeenFragments(files: Map<string, FileEntry>): void {
   const paths = [...files.keys()];
   for (const [path, entry] of [...files]) {
     if (!(entry.counts.size === 1 && entry.counts.has(SEEN))) continue;
     const dir = `${path.replace(/\/+$/, '')}/`;
-    if (paths.some((p) => p !== path && p.length > path.length && (p.endsWith(path) || p.startsWith(dir))))
-      files.delete(path);
+    const up = /^(?:\.\.\/)+(?=[^./])/.exec(path);
+    const below = up ? `/${path.slice(up[0].length)}` : undefined;
+    const same = (p: string) =>
+      (p.length > path.length && (p.endsWith(path) || p.startsWith(dir))) || (below !== undefined && p.endsWith(below));
+    if (paths.some((p) => p !== path && same(p))) files.delete(path);
   }
 }
 

@@ -294,6 +294,18 @@ describe('files: whole names only, listings read', () => {
     );
   });
 
+  it('lists a file a tool printed from another directory (`../tui/a.ts`) once, under the name the agent used', () => {
+    const edit = call('edit', { path: 'packages/tui/test/chat-simple.ts', oldText: 'a', newText: 'b' });
+    const check = bash('cd packages/coding-agent && npm run check');
+    const files = digest([
+      ...step(edit, 'Edited.'),
+      ...step(check, "../tui/test/chat-simple.ts(83,49): error TS2345: Argument of type 'undefined'\nexit code: 2"),
+      ...step(bash('ls ../tui/test'), 'chat-simple.ts\neditor.test.ts'),
+    ]).filesTouched;
+    expect(files).toContain('packages/tui/test/chat-simple.ts (edit)');
+    expect(files.some((f) => f.startsWith('../tui/test/chat-simple.ts'))).toBe(false);
+  });
+
   it("gives a relative path the absolute one its call's result names (SWE-agent's `[File: /abs/path (N lines total)]`)", () => {
     const create = bash('create decrypt.py');
     const other = call('Read', { file_path: 'notes/todo.md' });
