@@ -137,6 +137,13 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(find, result([...gemini.slice(0, 3), ...gemini.slice(5)].join('\n'))).text).toBe(
       'ok: Total subclasses: 165',
     );
+    // A result that quotes braces is no code line; an assignment or a block's end is.
+    const flag = call('bash', { command: 'python3 read_flag.py' });
+    expect(outcomeOf(flag, result('[+] Receiving all data: Done (55B)\nFound flag: flag{no_builtins}0')).text).toBe(
+      'ok: Found flag: flag{no_builtins}0',
+    );
+    expect(outcomeOf(flag, result('12 rows\ntotal = 3')).text).toBe('ok');
+    expect(outcomeOf(flag, result('done in 3 steps\n}')).text).toBe('ok');
     // A frame only: nothing the command printed tells.
     expect(
       outcomeOf(call('bash', { command: 'cd src' }), result('(Current directory: /testbed/src)\nbash-$')).text,

@@ -245,7 +245,7 @@ export function callOutcome(
       last.length <= 80 &&
       VERDICT.test(last) &&
       // Nor a code line, nor a numbered line of a file view (an editor tool shows the file it changed).
-      !/[;{}=]|^\s*(?:\d+[:-])?\s*(?:import|export|const|def|return)\b|^\s*\d+:/.test(last);
+      !CODE_LINE.test(last);
     return { ok: true, text: verdict ? `ok: ${clipLine(last, 80)}` : 'ok' };
   }
   return { ok: true, text: lines.length === 1 && lines[0]!.length <= 80 ? `ok: ${lines[0]!.trim()}` : 'ok' };
@@ -276,6 +276,12 @@ export function failureOf(activity: ToolActivity | undefined, result: ChatMessag
   return `error: ${clipLine(tellingErrorLine(result, errorLine), 140)}`;
 }
 
+/**
+ * A line of code (an editor tool shows the file it changed): a statement's or block's end, an assignment, a keyword
+ * first, a numbered line of a file view. Not a result that quotes braces (`Found flag: flag{…}`).
+ */
+const CODE_LINE =
+  /[;{]\s*$|^\s*[}\])]|^\s*\d+(?::|\t|-\s)|^\s*(?:import|export|const|let|var|def|return|function|class|if|for|while)\b|^\s*[\w.[\]]+\s*[-+*/|&]?=(?!=)/;
 const VERDICT =
   /\d|\b(?:done|success(?:ful(?:ly)?)?|passed|built|compiled|created|found|finished|complete[d]?|up to date|no (?:errors?|changes|issues|problems)|warnings?|skipped|updated|installed|removed|wrote|written|saved)\b/i;
 
