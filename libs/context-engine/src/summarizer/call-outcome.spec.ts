@@ -128,7 +128,7 @@ describe('callOutcome: how a call ended, read from its result', () => {
       '-----',
       'Error: (none)',
       'Exit Code: 0',
-      'Signal: (none)',
+      'Signal: 0',
       'Background PIDs: 1793903',
       'Process Group PGID: (none)',
     ];

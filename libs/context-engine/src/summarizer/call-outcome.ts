@@ -30,10 +30,11 @@ const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) =>
  * A line a harness frames every command's output with, not output of the command: SWE-agent's `(Open file: …)`,
  * `(Current directory: …)` and `bash-$` prompt, its file window's `(12 more lines below)` and cursor lines,
  * OpenHands' `[The command completed with exit code 0.]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead,
- * Gemini CLI's `Error: (none)`, `Signal: (none)`, `Background PIDs: …` and `Process Group PGID: …` after the output.
+ * Gemini CLI's `Error: (none)`, `Signal: (none)` (or `0`), `Background PIDs: …` and `Process Group PGID: …` after the
+ * output.
  */
 const FRAME_LINE =
-  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:(?: \(empty\))?|(?:Error|Signal): \(none\)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
+  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:(?: \(empty\))?|Error: \(none\)|Signal: (?:\(none\)|0)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
 /** The end-of-command marker of SWE-agent's interactive shells, after a command's last output (exit status 0). */
 const DONE_MARKER = /\/\/\/PROCESS-DONE:0:PROCESS-DONE\/\/\/\s*$/;
 

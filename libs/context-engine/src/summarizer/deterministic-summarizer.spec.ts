@@ -264,6 +264,26 @@ describe('summarizeDeterministic', () => {
     expect(tight.omitted.userRequests).toBe(2);
   });
 
+  it("takes Gemini CLI's setup of the chat for the harness's: not a request kept first, nor awaiting an answer", () => {
+    const setup = [
+      'This is the Gemini CLI. We are setting up the context for our chat.',
+      "Today's date is Tuesday, December 30, 2025.",
+      'My operating system is: linux',
+      `Here is the folder structure: ${'├───src/x.rs '.repeat(30)}`,
+      'My setup is complete. I will provide my first command in the next turn.',
+    ].join('\n');
+    const task = 'Fix the self-update on Linux: Error: Text file busy (os error 26)';
+    // A span of the setup alone (the first compaction of a session): nothing is asked yet.
+    const alone = summarizeDeterministic({ messages: [ask(setup)], maxChars: 2000 });
+    expect(alone.sections.pendingWork).toEqual([]);
+    const both = summarizeDeterministic({ messages: [ask(setup), ask(task)], maxChars: 2000 });
+    expect(both.sections.pendingWork).toEqual([`Unanswered: ${task}`]);
+    // The newest request a person wrote, then the task: the setup is neither.
+    const later = 'Now run cargo clippy and fix its warnings.';
+    const three = summarizeDeterministic({ messages: [ask(setup), ask(task), ask(later)], maxChars: 300 });
+    expect(three.sections.userRequests).toEqual([task, later]);
+  });
+
   it('merges a previous summary instead of summarizing it: requests, counts, fixes', () => {
     const first = session();
     const prev = summarizeDeterministic({ messages: first, maxChars: 4000 });

@@ -379,7 +379,8 @@ function absorbMessages(
     const rank = i * 1000;
     if (m.role === 'user' && m.content.trim() !== '') {
       model.requests.push({ text: oneLine(m.content, LIMITS.request), rank });
-      lastUser = i;
+      // What the harness wrote awaits no answer of its own (a setup message, a notification).
+      if (!toHarness(m.content)) lastUser = i;
     } else if (m.role === 'assistant') {
       if (m.content.trim() !== '') {
         lastAssistantText = i;
@@ -720,8 +721,13 @@ function mergeRelativeIntoAbsolute(files: Map<string, FileEntry>): void {
   }
 }
 
-/** A user message written by the agent's harness, not a person: it opens with a tag (`<task-notification>`, …). */
-const HARNESS_MESSAGE = /^<[a-z][a-z0-9]*(?:-[a-z0-9]+)*>/;
+/**
+ * A user message written by the agent's harness, not a person: it opens with a tag (`<task-notification>`, …), or it
+ * is Gemini CLI's (or a fork's) setup of the chat (`This is the Gemini CLI. We are setting up the context for our
+ * chat.`: the date, the OS, the folder tree).
+ */
+const HARNESS_MESSAGE =
+  /^<[a-z][a-z0-9]*(?:-[a-z0-9]+)*>|^This is the [\w .-]{1,40}\. We are setting up the context for our chat\./;
 /** A bare slash command (`/mode`, `/theme`, `/`): typed to the harness, not a request to the agent. */
 const BARE_COMMAND = /^\/[\w:-]*$/;
 const toHarness = (text: string): boolean => HARNESS_MESSAGE.test(text) || BARE_COMMAND.test(text);
