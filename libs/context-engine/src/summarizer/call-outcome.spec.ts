@@ -170,6 +170,18 @@ describe('callOutcome: how a call ended, read from its result', () => {
     const py = call('shell', { command: ['bash', '-lc', 'python run.py'] });
     expect(failureOf(toolActivity(py, {}), trace)).toBe("exit 1: KeyError: 'user_id'");
     expect(tellingErrorLine(trace, 'Traceback (most recent call last):')).toBe("KeyError: 'user_id'");
+    // A tool's failure stored as JSON (Gemini CLI's `{"error": …}`): failed, in its own words.
+    const refused = result(
+      JSON.stringify({ error: 'Failed to edit, 0 occurrences found for old_string (use std::fs;\n) in src/a.rs.' }),
+    );
+    const replace = call('replace', { file_path: 'src/a.rs', old_string: 'use std::fs;', new_string: '' });
+    expect(outcomeOf(replace, refused)).toEqual({
+      ok: false,
+      text: 'error: Failed to edit, 0 occurrences found for old_string (use std::fs;',
+    });
+    expect(outcomeOf(replace, result(JSON.stringify({ output: 'Successfully modified file: src/a.rs' }))).ok).toBe(
+      true,
+    );
     // Other JSON is a result like any other.
     const other = result('{"output": 3, "files": []}');
     expect(unwrappedResult(other)).toBe(other);

@@ -49,11 +49,13 @@ const outputLines = (text: string): string[] =>
     .map((l) => l.replace(DONE_MARKER, '').replace(OUTPUT_LEAD, ''))
     .filter((l) => l.trim() !== '' && !FRAME_LINE.test(l));
 
-const WRAPPED = /^\s*\{\s*"output"\s*:/;
+const WRAPPED = /^\s*\{\s*"(?:output|error)"\s*:/;
 
 /**
- * A shell result a harness stored as JSON with its exit status (Codex: `{"output": "…", "metadata": {"exit_code": 1,
- * …}}`): its output, and a non-zero status as the line shells print last (`Exit code: 1`); any other result as it is.
+ * A result a harness stored as JSON: a shell's with its exit status (Codex: `{"output": "…", "metadata":
+ * {"exit_code": 1, …}}`): its output, and a non-zero status as the line shells print last (`Exit code: 1`); a
+ * tool's failure (Gemini CLI: `{"error": "Failed to edit, 0 occurrences found …"}`): its text, flagged as an error.
+ * Any other result as it is.
  */
 export function unwrappedResult(result: ChatMessage): ChatMessage {
   if (!WRAPPED.test(result.content)) return result;
@@ -71,7 +73,12 @@ function unwrap(result: ChatMessage): ChatMessage {
   } catch {
     return result;
   }
-  const { output, metadata } = (v ?? {}) as { output?: unknown; metadata?: { exit_code?: unknown } };
+  const { output, error, metadata } = (v ?? {}) as {
+    output?: unknown;
+    error?: unknown;
+    metadata?: { exit_code?: unknown };
+  };
+  if (typeof error === 'string' && error.trim() !== '') return { ...result, content: error, isError: true };
   if (typeof output !== 'string') return result;
   const code = typeof metadata?.exit_code === 'number' ? metadata.exit_code : 0;
   return { ...result, content: code !== 0 ? `${output.replace(/\n+$/, '')}\nExit code: ${code}` : output };
