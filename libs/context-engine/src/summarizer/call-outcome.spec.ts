@@ -182,7 +182,9 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(replace, result(JSON.stringify({ output: 'Successfully modified file: src/a.rs' }))).ok).toBe(
       true,
     );
-    // Other JSON is a result like any other.
+    // Other JSON is a result like any other (an API's answer a command printed, too).
+    const api = call('bash', { command: 'curl -s localhost:3000/x' });
+    expect(outcomeOf(api, result('{"error": "Not Found", "status": 404}')).ok).toBe(true);
     const other = result('{"output": 3, "files": []}');
     expect(unwrappedResult(other)).toBe(other);
   });

@@ -78,7 +78,9 @@ function unwrap(result: ChatMessage): ChatMessage {
     error?: unknown;
     metadata?: { exit_code?: unknown };
   };
-  if (typeof error === 'string' && error.trim() !== '') return { ...result, content: error, isError: true };
+  // (Only the harness's own keys: `{"error": "Not Found", "status": 404}` is what a command printed.)
+  const ownKeys = Object.keys(v as object).every((k) => k === 'output' || k === 'error' || k === 'metadata');
+  if (ownKeys && typeof error === 'string' && error.trim() !== '') return { ...result, content: error, isError: true };
   if (typeof output !== 'string') return result;
   const code = typeof metadata?.exit_code === 'number' ? metadata.exit_code : 0;
   return { ...result, content: code !== 0 ? `${output.replace(/\n+$/, '')}\nExit code: ${code}` : output };
