@@ -149,6 +149,12 @@ describe('summarizeDeterministic', () => {
     expect(broke.sections.commandsRun).toEqual([
       '`python reproduce.py` ×2 → earlier: ok: 344; last: error: NameError: name "rnd" is not defined',
     ]);
+    // A bare `ok` before: nothing the latest does not tell.
+    const quiet = summarizeDeterministic({
+      messages: [...messages.slice(0, 2), answer(first, ''), say('', second), answer(second, '345')],
+      maxChars: 4000,
+    });
+    expect(quiet.sections.commandsRun).toEqual(['`python reproduce.py` ×2 → last: ok: 345']);
     // The same output each time: nothing earlier to tell.
     const same = summarizeDeterministic({
       messages: [...messages.slice(0, 3), say('', second), answer(second, '344')],

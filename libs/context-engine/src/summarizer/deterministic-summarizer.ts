@@ -246,7 +246,11 @@ function ranAgain(entry: CommandEntry, outcome: string, ok = outcomeTextOk(outco
  * What a command's run before its latest showed, when it read otherwise and succeeded: a reproduction's output before
  * the fix (`ok: 344`, then `ok: 345`), a script's output before it failed. (Failed runs are in Errors seen.)
  */
-const earlierOutcome = (c: CommandEntry): string | undefined => (c.last === c.lastOk ? c.okBefore : c.lastOk);
+function earlierOutcome(c: CommandEntry): string | undefined {
+  if (c.last !== c.lastOk) return c.lastOk;
+  // A bare `ok` before an `ok: 345` tells nothing the latest does not.
+  return c.okBefore === 'ok' && c.last?.startsWith('ok') ? undefined : c.okBefore;
+}
 
 function addSymbol(model: Model, raw: string, rank: number, requireCodeLike = false): void {
   const symbol = symbolName(raw, requireCodeLike);
