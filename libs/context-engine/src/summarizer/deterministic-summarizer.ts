@@ -415,7 +415,7 @@ function absorbMessages(
       // A failed test run whose output has no error line (only its counts tell) failed all the same.
       const line = errorLine ?? (outcome && !outcome.ok ? outcome.text : undefined);
       if (call && first) touchChanges(model, call, line !== undefined && changesAllOrNothing(call.activity));
-      if (call && line === undefined && listsFiles(call.name, call.activity.command)) {
+      if (call && line === undefined && listsFiles(call.name, call.activity.command, m.content)) {
         for (const path of filesInListing(m.content))
           if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
       } else if ((call && !call.activity.files.every((f) => f.action === 'read')) || line !== undefined) {

@@ -64,6 +64,10 @@ describe('what a text or a call names', () => {
     expect(listsFiles('bash', 'npm test')).toBe(false);
     expect(listsFiles('Glob', undefined)).toBe(true);
     expect(listsFiles('Read', undefined)).toBe(false);
+    // A file tool's view of a directory (OpenHands) lists its files; its view of a file does not.
+    const view = "Here's the files and directories up to 2 levels deep in /workspace/app, excluding hidden items:";
+    expect(listsFiles('str_replace_editor', undefined, `${view}\n/workspace/app/setup.py`)).toBe(true);
+    expect(listsFiles('str_replace_editor', undefined, "Here's the result of running `cat -n` on a.py")).toBe(false);
   });
 
   it('filesInListing takes the paths of ls, ls -l, find and search hits, not code or prose', () => {

@@ -100,8 +100,11 @@ export function namesOfCall(
 const LISTING_COMMAND =
   /^\s*(?:ls|find|fd|tree|grep|rg|ag|git (?:status|ls-files|diff --(?:stat|name-only))|du|find_file|search_dir|search_file)\b/;
 const LISTING_TOOL = /glob|find|search|grep|^ls$|list/i;
-export const listsFiles = (tool: string, command: string | undefined): boolean =>
-  command !== undefined ? LISTING_COMMAND.test(command) : LISTING_TOOL.test(tool);
+/** A file tool's view of a directory (OpenHands' `str_replace_editor view` of one). */
+const DIRECTORY_VIEW = /^\s*Here's the files and directories\b/;
+/** Whether a call's result lists files: a listing command or tool, or a file tool's view of a directory. */
+export const listsFiles = (tool: string, command: string | undefined, result = ''): boolean =>
+  command !== undefined ? LISTING_COMMAND.test(command) : LISTING_TOOL.test(tool) || DIRECTORY_VIEW.test(result);
 
 const LISTED_PATH = /^(?:[\w@~.+-]+\/)*[\w@+-][\w@.+-]*\.[A-Za-z][\w]{0,9}$|^(?:[\w@~.+-]*\/)+[\w@.+-]+$/;
 const PERMISSIONS = /^[-dlcbps][rwxsStT-]{9}[@+.]?$/;
