@@ -47,6 +47,24 @@ describe('what a text or a call names', () => {
     expect(namesOfCall({ name: 'bash', arguments: '{}' }, shell('rg "export default"'))).toEqual(['default']);
   });
 
+  it("a comment's prose declares nothing: `/// This function uses`, `# the class of` name no symbol", () => {
+    const rust = [
+      '/// This function uses a robust strategy (the type of swap matters)',
+      '#[cfg(not(windows))]',
+      'fn replace_exe_unix(current: &Path) -> Result<()> {',
+      '    // the struct below keeps the old file',
+      '    let old_exe = current.with_extension("old");',
+      '}',
+      '/* a class of errors */ struct Swap;',
+    ].join('\n');
+    const edit = { name: 'replace', arguments: JSON.stringify({ file_path: 'src/update.rs', new_string: rust }) };
+    const files = [{ path: 'src/update.rs', action: 'edit' }];
+    expect(namesOfCall(edit, { command: undefined, files })).toEqual(['replace_exe_unix', 'old_exe', 'Swap']);
+    const py = '# the class of a token\nclass Token:\n    pass  # def of nothing';
+    const write = { name: 'write', arguments: JSON.stringify({ path: 'a.py', content: py }) };
+    expect(namesOfCall(write, { command: undefined, files: [{ path: 'a.py', action: 'write' }] })).toEqual(['Token']);
+  });
+
   it('a document written in prose declares nothing: "a class that" names no symbol "that"', () => {
     const content = 'The session is a class that keeps the state.\n\n```ts\nfunction loadSession() {}\n```';
     const doc = { name: 'write', arguments: JSON.stringify({ path: 'docs/plan.md', content }) };

@@ -54,6 +54,8 @@ export function symbolName(raw: string, requireCodeLike = false): { name: string
 
 const DECLARATION =
   /\b(?:function\*?|class|interface|type|enum|struct|trait|def|fn|func)\s+([A-Za-z_$][\w$]*)|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=|^\s*(?:(?:public|private|protected|static|async|override|readonly)\s+)*([A-Za-z_$][\w$]*)\s*\([^)\n]*\)\s*(?::[^{\n]*)?\{\s*$/gm;
+/** The start of a line up to a match that puts it in a comment (`//`, `/*`, a doc line's `*`, `#`, `--`). */
+const IN_COMMENT = /\/\/|\/\*|^\s*\*|(?:^|\s)#(?![[!])|^\s*--\s/;
 const BODY_ARGS = ['newText', 'new_str', 'new_string', 'content', 'file_text', 'text', 'code'];
 const PATTERN_ARGS = ['pattern', 'query', 'regex', 'search', 'search_term', 'symbol', 'name'];
 const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'constructor']);
@@ -76,10 +78,14 @@ export function namesOfCall(
   for (const key of writesProse ? [] : BODY_ARGS) {
     const body = args[key];
     if (typeof body !== 'string') continue;
-    for (const m of wholeLines(body.slice(0, 20_000)).matchAll(DECLARATION)) {
+    const code = wholeLines(body.slice(0, 20_000));
+    for (const m of code.matchAll(DECLARATION)) {
       const name = m[1] ?? m[2] ?? m[3];
       // A local variable with a plain word for a name (`lines`, `text`) is no symbol worth keeping.
       if (m[2] && /^\s/.test(m[0]) && !CODE_LIKE.test(m[2])) continue;
+      // A comment's prose declares nothing (`/// This function uses …`, `# the class of …`).
+      const before = m[1] ? code.slice(code.lastIndexOf('\n', m.index) + 1, m.index).replace(/\/\*.*?\*\//g, '') : '';
+      if (IN_COMMENT.test(before)) continue;
       if (name && !KEYWORDS.has(name)) names.push(name);
     }
   }
