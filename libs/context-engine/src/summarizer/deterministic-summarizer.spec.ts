@@ -290,6 +290,24 @@ describe('summarizeDeterministic', () => {
     expect(three.sections.userRequests).toEqual([task, later]);
   });
 
+  it('reads back a command whose outcome quotes code (ends in a backtick) as that command', () => {
+    const previous = [
+      '# Summary of the earlier conversation',
+      '## Commands run',
+      '- `cargo build` → exit 101: error[E0425]: cannot find value `x`',
+    ].join('\n');
+    const build = call('bash', { command: 'cargo build' });
+    const merged = summarizeDeterministic({
+      previousSummary: previous,
+      messages: [
+        say('Declared x.', build),
+        answer(build, '   Compiling app v0.1.0\n    Finished `dev` profile in 2.1s'),
+      ],
+      maxChars: 4000,
+    });
+    expect(merged.sections.commandsRun).toEqual(['`cargo build` ×2 → last: ok: Finished `dev` profile in 2.1s']);
+  });
+
   it('merges a previous summary instead of summarizing it: requests, counts, fixes', () => {
     const first = session();
     const prev = summarizeDeterministic({ messages: first, maxChars: 4000 });

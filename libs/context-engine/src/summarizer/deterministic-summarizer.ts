@@ -214,8 +214,11 @@ const SECTION_KEY: Readonly<Record<string, keyof SummarySections>> = Object.from
 const HEADING = /^\s*(?:#{1,6}\s*)?(?:\*\*)?\s*([A-Za-z ]+?)\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*$/;
 const OMITTED_LINE = /^\(\+(\d+) more omitted\)$/;
 const FILE_LINE = /^(.*?) \(([^()]*)\)$/;
-/** A Commands run line: `` `cmd` ×N → earlier: …; last: … `` (command, count, latest outcome, the differing one before). */
-export const COMMAND_LINE = /^`(.*)`(?: ×(\d+))?(?: → (?:earlier: (.*?); last: |last: )?(.*))?$/;
+/**
+ * A Commands run line: `` `cmd` ×N → earlier: …; last: … `` (command, count, latest outcome, the differing one before);
+ * the command ends at the first backtick the rest can follow (an outcome may quote code: `` cannot find value `x` ``).
+ */
+export const COMMAND_LINE = /^`(.+?)`(?: ×(\d+))?(?: → (?:earlier: (.*?); last: |last: )?(.*))?$/;
 const ERROR_ITEM = /^(.*?) — (.*?)(?: \(×(\d+)\))? \[(fixed later|unresolved)\]$/;
 
 function touchFile(model: Model, path: string, action: string, rank: number, times = 1): void {
