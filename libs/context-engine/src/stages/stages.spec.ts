@@ -456,6 +456,35 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
     for (let i = 1; i <= 7; i++) expect(note).toContain(`src/mod${i}/parser${i}.ts (read)`);
   });
 
+  it("reads a tool result the view deduplicated or pruned as its original (a read's real length)", () => {
+    const msgs: ChatMessage[] = [user('port the parser')];
+    for (let i = 1; i <= 10; i++)
+      msgs.push(
+        calls('', toolCall(`c${i}`, 'read', { path: `src/mod${i}/parser${i}.ts` })),
+        result(`c${i}`, Array.from({ length: 40 }, (_, k) => `line ${k} of ${i} ${'x'.repeat(80)}`).join('\n'), 'read'),
+      );
+    const plain = stageContext(msgs, 6000);
+    // The reads of mod1 and mod2 as a later stage left them in the view: a pointer, a placeholder.
+    const entries = plain.entries.map((e) =>
+      e.from === 2 || e.from === 4
+        ? {
+            ...e,
+            stage: e.from === 2 ? ('dedupe' as const) : ('prune' as const),
+            blockId: `b${e.from}`,
+            message: { ...e.message, content: '[File: duplicate read — refer to the later read below]' },
+          }
+        : e,
+    );
+    const ctx = {
+      ...plain,
+      entries,
+      protection: computeTailProtection(entries, plain.policy.tail, plain.budget.historyBudget),
+    };
+    const note = after(ctx, splitTurn(ctx)!).find((m) => m.content.startsWith('[Turn prefix'))!.content;
+    expect(note).toContain('read src/mod1/parser1.ts → 40 lines');
+    expect(note).toContain('read src/mod2/parser2.ts → 40 lines');
+  });
+
   it('counts the calls of an earlier note the squeeze shortened (its working state still carries them)', () => {
     const msgs: ChatMessage[] = [user('port the parser')];
     for (let i = 1; i <= 10; i++)
