@@ -456,7 +456,7 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
     for (let i = 1; i <= 7; i++) expect(note).toContain(`src/mod${i}/parser${i}.ts (read)`);
   });
 
-  it("reads a tool result the view deduplicated or pruned as its original (a read's real length)", () => {
+  it("reads a tool result the view deduplicated as its original (a read's real length)", () => {
     const msgs: ChatMessage[] = [user('port the parser')];
     for (let i = 1; i <= 10; i++)
       msgs.push(
@@ -464,12 +464,12 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
         result(`c${i}`, Array.from({ length: 40 }, (_, k) => `line ${k} of ${i} ${'x'.repeat(80)}`).join('\n'), 'read'),
       );
     const plain = stageContext(msgs, 6000);
-    // The reads of mod1 and mod2 as a later stage left them in the view: a pointer, a placeholder.
+    // The reads of mod1 and mod2 as the dedupe stage left them in the view: a pointer to a later read.
     const entries = plain.entries.map((e) =>
       e.from === 2 || e.from === 4
         ? {
             ...e,
-            stage: e.from === 2 ? ('dedupe' as const) : ('prune' as const),
+            stage: 'dedupe' as const,
             blockId: `b${e.from}`,
             message: { ...e.message, content: '[File: duplicate read — refer to the later read below]' },
           }

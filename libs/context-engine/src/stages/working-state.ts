@@ -107,13 +107,14 @@ export const STEPS_HEADING = '# In-turn steps (oldest first)';
 const STEPS_AT = `\n${STEPS_HEADING}`;
 
 /**
- * An entry cut short: a tool result truncated to its ends, pruned to a placeholder or deduplicated to a pointer (the
- * names in a long listing, a file's length, an error in its middle are in the original), or an entry the squeeze
- * cut (keep-within-budget's last resort): a note cut to a few steps, a marker cut to its first line, a tool body cut
- * to its head. (A marker of keep-within-budget's own turn cut carries its working state.)
+ * An entry cut short: a tool result truncated to its ends or deduplicated to a pointer (the names in a long listing,
+ * a file's length, an error in its middle are in the original), or an entry the squeeze cut (keep-within-budget's
+ * last resort): a note cut to a few steps, a marker cut to its first line, a tool body cut to its head. (A marker of
+ * keep-within-budget's own turn cut carries its working state. A pruned result is read as its placeholder, which
+ * states a failure's outcome with its exit status and test counts.)
  */
 const squeezed = (e: EffectiveEntry): boolean =>
-  ((e.stage === 'prune' || e.stage === 'truncate' || e.stage === 'dedupe') && e.message.role === 'tool') ||
+  ((e.stage === 'truncate' || e.stage === 'dedupe') && e.message.role === 'tool') ||
   (e.stage === 'keep-within-budget' &&
     (e.message.role === 'tool' ||
       e.message.content.includes(STEPS_AT) ||
