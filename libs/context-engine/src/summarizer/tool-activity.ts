@@ -272,17 +272,17 @@ export function resolvedTargets(success: readonly string[]): string[] {
   for (const t of success) {
     if (!t.startsWith('within:')) out.push(t);
     if (t.startsWith('suite:')) out.push(`within:${t.slice(6)}`);
-    if (t.startsWith('run:') && RANGE_EDIT.test(t.slice(4))) out.push(RANGE_EDIT_UNKNOWN_FILE);
+    // (A range edit's target names its file: `run:edit 5:5 on a.py`.)
+    if (t.startsWith('run:') && RANGE_EDIT.test(t.slice(4).replace(/ on \S+$/, ''))) out.push(RANGE_EDIT_UNKNOWN_FILE);
   }
   return [...new Set(out)];
 }
 
 /**
  * SWE-agent's edit of the file opened last, its body on the lines after it: `edit N:M` (those lines), or a bare `edit`
- * (between the cursors of its cursor-window configuration). Matched on a command's first line, or on a target that
- * names the edit's file (`edit 5:5 on a.py`).
+ * (between the cursors of its cursor-window configuration). Matched on a command's first line.
  */
-const RANGE_EDIT = /^edit(?: \d+:\d+)?(?=[ \t]*(?:\n|$)| on )/;
+const RANGE_EDIT = /^edit(?: \d+:\d+)?[ \t]*(?:\n|$)/;
 
 /**
  * Whether a failed result means the call's changes were not made: a file tool's (an edit whose old text was not
