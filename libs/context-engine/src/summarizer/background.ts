@@ -82,11 +82,11 @@ const shortPath = (path: string, max = 40): string => {
  */
 export function launchHandles(activity: ToolActivity | undefined, result: ChatMessage): Handle[] | undefined {
   if (result.isError) return undefined;
-  let head = result.content.length > HEAD_CHARS ? result.content.slice(0, HEAD_CHARS) : result.content;
+  const start = result.content.length > HEAD_CHARS ? result.content.slice(0, HEAD_CHARS) : result.content;
+  if (!activity?.background && !GOES_ON_WORD.test(start)) return undefined;
   // Gemini CLI (and its forks) list the processes any command left behind: of a command that did not background
-  // anything, those are a script's stray children, not work the agent started and will collect.
-  if (activity?.command !== undefined && !activity.background) head = head.replace(STRAY_PIDS, '');
-  if (!activity?.background && !GOES_ON_WORD.test(head)) return undefined;
+  // anything, those are a script's stray children, not work the agent started and will collect (GOES_ON below).
+  const head = activity?.command !== undefined && !activity.background ? start.replace(STRAY_PIDS, '') : start;
   const own = OWN.exec(head.trim());
   if (own) return parseHandles(own[1]!);
   if (!activity?.background && !GOES_ON.test(head)) return undefined;
