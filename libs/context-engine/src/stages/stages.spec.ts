@@ -1,7 +1,7 @@
 import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { applyBlockToEntries } from '../overlay';
-import { assistant, calls, result, stageContext, system, text, toolCall, user } from '../testing/fixtures';
+import { assistant, calls, result, stageContext, system, text, toolCall, user, withEntries } from '../testing/fixtures';
 import { callOutcome } from '../summarizer/call-outcome';
 import { toolActivity } from '../summarizer/tool-activity';
 import { auditToolPairs } from '../turns';
@@ -446,11 +446,7 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
     expect(b1.range).toEqual({ from: 1, to: 6 });
     const later = stageContext(msgs, 6000);
     const entries = applyBlockToEntries(later.entries, b1, (m) => later.counter.message(m));
-    const ctx = {
-      ...later,
-      entries,
-      protection: computeTailProtection(entries, later.policy.tail, later.budget.historyBudget),
-    };
+    const ctx = withEntries(later, entries);
     const note = after(ctx, splitTurn(ctx)!).find((m) => m.content.startsWith('[Turn prefix'))!.content;
     expect(note).toMatch(/— 7 earlier tool call/);
     for (let i = 1; i <= 7; i++) expect(note).toContain(`src/mod${i}/parser${i}.ts (read)`);
@@ -475,11 +471,7 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
           }
         : e,
     );
-    const ctx = {
-      ...plain,
-      entries,
-      protection: computeTailProtection(entries, plain.policy.tail, plain.budget.historyBudget),
-    };
+    const ctx = withEntries(plain, entries);
     const note = after(ctx, splitTurn(ctx)!).find((m) => m.content.startsWith('[Turn prefix'))!.content;
     expect(note).toContain('read src/mod1/parser1.ts → 40 lines');
     expect(note).toContain('read src/mod2/parser2.ts → 40 lines');
@@ -501,11 +493,7 @@ describe('stage 4: split-turn compression (seed 000, SCENARIOS #18)', () => {
         ? { ...e, stage: 'keep-within-budget' as const, message: system(shortNote(e.message.content, 'state')) }
         : e,
     );
-    const ctx = {
-      ...later,
-      entries,
-      protection: computeTailProtection(entries, later.policy.tail, later.budget.historyBudget),
-    };
+    const ctx = withEntries(later, entries);
     const note = after(ctx, splitTurn(ctx)!).find((m) => m.content.startsWith('[Turn prefix'))!.content;
     expect(note).toMatch(/^\[Turn prefix compressed — 7 earlier tool call\(s\)\]/);
     for (let i = 1; i <= 7; i++) expect(note).toContain(`python check.py mod${i}`);
@@ -782,7 +770,7 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     const noteTokens = entries.find((e) => e.blockId === note.id)!.tokens;
     const at = (budget: number) => {
       const c = stageContext(msgs, budget, { tail: { maxOverrun: 100 } });
-      const ctx = { ...c, entries, protection: computeTailProtection(entries, c.policy.tail, c.budget.historyBudget) };
+      const ctx = withEntries(c, entries);
       const block = squeezeToBudget(ctx);
       const view = block ? after(ctx, block) : entries.map((e) => e.message);
       return { block, view, ctx, note: view.find((m) => m.content.startsWith('[Turn prefix'))!.content };
@@ -814,7 +802,7 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     const c = stageContext(msgs, viewTokens(entries, base.counter) - (entry.tokens - tokens('compact')), {
       tail: { maxOverrun: 100 },
     });
-    const ctx = { ...c, entries, protection: computeTailProtection(entries, c.policy.tail, c.budget.historyBudget) };
+    const ctx = withEntries(c, entries);
     const block = squeezeToBudget(ctx)!;
     const squeezed = after(ctx, block).find((m) => m.content.startsWith('[Turn prefix'))!.content;
     expect(squeezed).toBe(shortNote(entry.message.content, 'compact'));
@@ -837,11 +825,7 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
       { from: edit!.from, to: edit!.to, replacement: [{ role: 'system', content: bare }] },
     ])!;
     const entries = applyBlockToEntries(noted, cut, (m) => ctx.counter.message(m));
-    const later = {
-      ...ctx,
-      entries,
-      protection: computeTailProtection(entries, ctx.policy.tail, ctx.budget.historyBudget),
-    };
+    const later = withEntries(ctx, entries);
     const stacked = splitTurn(later, 1, true)!;
     const content = stacked.edits[0]!.replacement[0]!.content;
     expect(stacked.edits[0]!.from).toBe(edit!.from);

@@ -180,7 +180,7 @@ describe('unsqueezed: the span of a view, the squeezed entries given back', () =
   });
 });
 
-describe('a tool result cut short in the view (truncated to its ends, pruned to a placeholder)', () => {
+describe('a tool result cut short in the view (truncated to its ends, deduplicated to a pointer)', () => {
   it('is read whole by the working state over it: the files of a long listing past its cut', () => {
     const grep = newCall('grep_search', { pattern: 'console\\.log' });
     const read = newCall('read_file', { file_path: 'utils/url-tokenizer.js' });
@@ -202,7 +202,7 @@ describe('a tool result cut short in the view (truncated to its ends, pruned to 
       original(originals[0]!, 0),
       cut(1, `${listing.slice(0, 120)}\n[... 3000 chars truncated ...]`, 'truncate'),
       original(originals[2]!, 2),
-      cut(3, '[read_file output pruned: 606 lines]', 'prune'),
+      cut(3, '[File utils/url-tokenizer.js: duplicate read — refer to the later read]', 'dedupe'),
     ];
     const state = workingStateOf(entries, 0, 3, 4000, originals) ?? '';
     expect(state).toContain('- utils/url-tokenizer.js (read, seen)');

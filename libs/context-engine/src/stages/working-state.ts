@@ -113,7 +113,7 @@ const STEPS_AT = `\n${STEPS_HEADING}`;
  * keep-within-budget's own turn cut carries its working state. A pruned result is read as its placeholder, which
  * states a failure's outcome with its exit status and test counts.)
  */
-const squeezed = (e: EffectiveEntry): boolean =>
+const cutShort = (e: EffectiveEntry): boolean =>
   ((e.stage === 'truncate' || e.stage === 'dedupe') && e.message.role === 'tool') ||
   (e.stage === 'keep-within-budget' &&
     (e.message.role === 'tool' ||
@@ -134,7 +134,7 @@ export function unsqueezed(
   const out: EffectiveEntry[] = [];
   for (let k = i; k <= j; k++) {
     const e = entries[k]!;
-    if (!squeezed(e)) out.push(e);
+    if (!cutShort(e)) out.push(e);
     else for (let p = e.from; p <= e.to; p++) out.push({ message: originals[p]!, from: p, to: p, tokens: 0 });
   }
   return out;

@@ -148,3 +148,10 @@ export function stageContext(
     protection: computeTailProtection(entries, policy.tail, b.historyBudget),
   };
 }
+
+/** The context with the view's entries replaced (blocks applied, a stage's cut): its tail protection recomputed. */
+export const withEntries = (ctx: StageContext, entries: StageContext['entries']): StageContext => ({
+  ...ctx,
+  entries,
+  protection: computeTailProtection(entries, ctx.policy.tail, ctx.budget.historyBudget),
+});
