@@ -63,6 +63,27 @@ describe('eval: future-use retention', () => {
     expect(failures).toEqual(['FAIL b.spec.ts', 'make: *** [all] Error 2', 'Could not find the exact text in a.ts']);
   });
 
+  it("counts a failure kept when the view keeps its result, in the output's own words", () => {
+    // The note's line joins the verdict and the assertion (`FAIL src/a.test.ts: sum › adds: expect(…`); the output
+    // has them lines apart.
+    const jest =
+      'FAIL src/a.test.ts\n  ● sum › adds\n\n    expect(received).toBe(expected)\n\nTests: 1 failed, 2 passed';
+    const session = {
+      id: 's',
+      messages: [
+        { role: 'user', content: 'run the tests' } as ChatMessage,
+        call('t', 'bash', { command: 'npx jest' }, 'Running them.'),
+        result('t', jest),
+        { role: 'assistant', content: 'One failed.' } as ChatMessage,
+        { role: 'user', content: 'fix it' } as ChatMessage,
+      ],
+    };
+    const report = evaluateSession(session, { budgetRatio: 1, minMessages: 3 }, 0.7);
+    if ('skipped' in report) throw new Error(report.skipped);
+    expect(failuresOf(session.messages)).toEqual(['FAIL src/a.test.ts: sum › adds: expect(received).toBe(expect']);
+    expect({ failures: report.failures, kept: report.failuresKept }).toEqual({ failures: 1, kept: 1 });
+  });
+
   it('counts a failure as kept only when the compacted first half still states it', () => {
     const ERRORS = [
       'ValueError: the size must be positive',

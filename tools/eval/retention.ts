@@ -200,18 +200,27 @@ const flat = (text: string): string => text.replace(/\s+/g, ' ');
  * and a test run's counts, at most 60 characters): what a note or the view must still state.
  */
 export function failuresOf(messages: readonly ChatMessage[]): string[] {
+  return [...new Set(failuresByCall(messages).values())];
+}
+
+/**
+ * The line that says what failed (as `failuresOf` words it) of each failed call of a span, by the call's id: the
+ * view states a failure when it keeps that call's result and the result still reads as the same failure (the
+ * output's own words: `FAIL src/a.test.ts` and, lines below, the assertion, where a note joins them in one line).
+ */
+export function failuresByCall(messages: readonly ChatMessage[]): Map<string, string> {
   const state = {};
   const calls = new Map<string, ToolActivity>();
-  const out = new Set<string>();
-  for (const m of messages) {
+  const out = new Map<string, string>();
+  messages.forEach((m, i) => {
     for (const c of m.toolCalls ?? []) calls.set(c.id, toolActivity(c, state));
-    if (m.role !== 'tool') continue;
+    if (m.role !== 'tool') return;
     const failure = failureOf(m.toolCallId ? calls.get(m.toolCallId) : undefined, m);
-    if (failure === undefined) continue;
+    if (failure === undefined) return;
     const line = flat(failure.replace(/^(?:error|exit \d+): /, '').replace(/ \(tests [^)]*\)$/, '')).trim();
-    if (line.length >= 3) out.add(line.slice(0, 60).trimEnd());
-  }
-  return [...out];
+    if (line.length >= 3) out.set(m.toolCallId ?? `#${i}`, line.slice(0, 60).trimEnd());
+  });
+  return out;
 }
 
 /**
@@ -268,8 +277,13 @@ export function evaluateSession(
     } else if (missed.length < 25) missed.push(f);
   }
   const compactedFlat = flat(compactedText);
-  const failures = failuresOf(first);
-  const failuresMissed = failures.filter((f) => !compactedFlat.includes(f));
+  const failed = failuresByCall(first);
+  const stillReads = failuresByCall(report.effective);
+  const failures = [...new Set(failed.values())];
+  const failuresMissed = failures.filter(
+    (line) =>
+      !compactedFlat.includes(line) && ![...failed].some(([id, l]) => l === line && stillReads.get(id) === line),
+  );
   const launches = openLaunches(first);
   const launchesMissed = launches.filter((names) => !names.some((n) => compactedText.includes(n)));
   const commits = commitsOf(first);

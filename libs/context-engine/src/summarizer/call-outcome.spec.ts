@@ -189,6 +189,94 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(unwrappedResult(other)).toBe(other);
   });
 
+  it("says how a test failed where the runner's verdict does not: the test and its assertion or exception", () => {
+    const fails = (command: string, output: string) =>
+      failureOf(toolActivity(call('bash', { command }), {}), result(output));
+    const jest = [
+      'FAIL src/parser/parse.test.ts',
+      '  ● parse › handles empty input',
+      '',
+      "    TypeError: Cannot read properties of undefined (reading 'length')",
+      '',
+      '      3 | export function parse(s) {',
+      'Tests:       1 failed, 12 passed, 13 total',
+    ].join('\n');
+    expect(fails('npx jest', jest)).toBe(
+      "error: FAIL src/parser/parse.test.ts: parse › handles empty input: TypeError: Cannot read properties of undefined (reading 'length') (tests 1 failed, 12 passed, 13 total)",
+    );
+    const go = [
+      '--- FAIL: TestAdd (0.00s)',
+      '    add_test.go:9: Add(1, 2) = 4; want 3',
+      'FAIL',
+      'exit status 1',
+      'FAIL\texample.com/m\t0.002s',
+    ].join('\n');
+    expect(fails('go test ./...', go)).toBe('exit 1: FAIL: TestAdd: add_test.go:9: Add(1, 2) = 4; want 3');
+    const cargo = [
+      'running 1 test',
+      'test tests::it_works ... FAILED',
+      'failures:',
+      '---- tests::it_works stdout ----',
+      "thread 'tests::it_works' panicked at src/lib.rs:10:5:",
+      'assertion `left == right` failed',
+      'test result: FAILED. 0 passed; 1 failed; 0 ignored',
+      'error: test failed, to rerun pass `--lib`',
+    ].join('\n');
+    expect(fails('cargo test', cargo)).toContain(
+      "error: test failed, to rerun pass `--lib`: thread 'tests::it_works' panicked at src/lib.rs:10:5: assertion",
+    );
+    const pytest = [
+      '    def test_b():',
+      '>       assert 1 == 2',
+      'E       assert 1 == 2',
+      'FAILED tests/test_a.py::test_b',
+    ];
+    expect(fails('pytest', pytest.join('\n'))).toBe('error: FAILED tests/test_a.py::test_b: assert 1 == 2');
+    // A verdict that says how already, or a report without the detail, is left as it is.
+    expect(fails('pytest', 'FAILED tests/test_a.py::test_b - assert 1 == 2\n1 failed')).toBe(
+      'error: FAILED tests/test_a.py::test_b - assert 1 == 2',
+    );
+    expect(fails('npx jest', 'PASS a.spec.ts\nFAIL b.spec.ts\nTests: 1 failed, 3 passed')).toBe(
+      'error: FAIL b.spec.ts (tests 1 failed, 3 passed)',
+    );
+  });
+
+  it("states a refused edit by the errors listed under the harness's ERRORS: header (SWE-agent's linter)", () => {
+    const refused = [
+      'Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.',
+      '',
+      'ERRORS:',
+      "- F821 undefined name 'binascii'",
+      "- F821 undefined name 'os'",
+      '',
+      'This is how your edit would have looked if applied',
+      '-------------------------------------------------',
+      '1:import os',
+    ].join('\n');
+    const edit = call('bash', { command: 'edit 2:2\n    cipher = binascii.unhexlify(f.read())\nend_of_edit' });
+    expect(failureOf(toolActivity(edit, {}), result(refused))).toBe(
+      "error: Your proposed edit has introduced new syntax error(s): F821 undefined name 'binascii'; F821 undefined name 'os'",
+    );
+  });
+
+  it('a warning is no failure, whatever its words (pwntools in a container without a terminal)', () => {
+    const exploit = [
+      'Warning: _curses.error: setupterm: could not find terminfo database',
+      '',
+      'Terminal features will not be available.  Consider setting TERM variable to your current terminal name.',
+      '[+] Opening connection to pwn.chal.csaw.io on port 8000: Done',
+      'FLAG{LET_US_BEGIN_CSAW_2016}',
+    ].join('\n');
+    expect(outcomeOf(call('bash', { command: 'python exploit.py' }), result(exploit))).toEqual({
+      ok: true,
+      text: 'ok: FLAG{LET_US_BEGIN_CSAW_2016}',
+    });
+    // The same words as an error line still tell a failure.
+    expect(outcomeOf(call('bash', { command: 'tput cols' }), result('tput: could not find terminfo database')).ok).toBe(
+      false,
+    );
+  });
+
   it('reads the counts of the common test runners', () => {
     expect(testCountsOf('test result: FAILED. 10 passed; 2 failed; 0 ignored')).toBe('10 passed; 2 failed; 0 ignored');
     expect(testCountsOf('  14 passing (2s)\n  1 failing')).toBe('14 passing (2s) 1 failing');

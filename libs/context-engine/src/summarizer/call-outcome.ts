@@ -16,6 +16,11 @@ import { parseArguments, type ToolActivity } from './tool-activity';
  */
 const ERROR_LINE =
   /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b|^\s*<tool_use_error>/i;
+/**
+ * A warning, not a failure, whatever words follow (pwntools' `Warning: _curses.error: setupterm: could not find
+ * terminfo database` before every run in a container; `warning: unused variable`; `UserWarning: …`).
+ */
+const WARNING_LINE = /^\s*(?:[\w.]*Warning|WARN(?:ING)?)\b/i;
 /** A package manager's report that a script it ran failed (`npm error Lifecycle script "check" failed`, …). */
 const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE)/;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
@@ -98,7 +103,7 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   if (kept !== undefined) return kept;
   // `failed`: the result is known to have failed (flagged, a non-zero exit), so its error line may be anywhere.
   // (Not the harness's frame: Gemini CLI's `Error: (none)` after every command says nothing failed.)
-  const isErrorLine = (l: string): boolean => ERROR_LINE.test(l) && !FRAME_LINE.test(l);
+  const isErrorLine = (l: string): boolean => ERROR_LINE.test(l) && !FRAME_LINE.test(l) && !WARNING_LINE.test(l);
   const pick = (failed = false): string | undefined => {
     const first = [...lines.slice(0, 5), ...lines.slice(-3)].find(isErrorLine);
     if (first !== undefined && !WRAPPER_LINE.test(first)) return first;
@@ -173,17 +178,67 @@ const clipLine = (s: string, max: number): string => {
 
 /**
  * The line of a failed result that says what went wrong: a Python traceback's is its last, the exception and its
- * message (`AttributeError: …`), not its `Traceback (most recent call last):` opening; else `errorLine` itself.
+ * message (`AttributeError: …`), not its `Traceback (most recent call last):` opening; a test runner's bare verdict
+ * (`FAIL src/parse.test.ts`, Go's `FAIL`, cargo's `error: test failed`) with the failing test and how it failed; an
+ * announcement with the list under its `ERRORS:` header (SWE-agent's refused edit: `Your proposed edit has
+ * introduced new syntax error(s): E999 IndentationError: unexpected indent`); else `errorLine` itself.
  */
 export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
-  if (!/Traceback \(most recent call last\)/.test(errorLine)) return errorLine;
-  const lines = nonEmptyLines(unwrappedResult(result).content); // a JSON-wrapped output's own lines
-  return (
-    [...lines]
-      .reverse()
-      .find((l) => /^\s*[\w.]*(?:Error|Exception)\b/.test(l))
-      ?.trim() ?? errorLine
-  );
+  const traceback = /Traceback \(most recent call last\)/.test(errorLine);
+  const testVerdict = TEST_VERDICT.test(errorLine);
+  if (!traceback && !testVerdict && !/^\s*ERRORS?:\s*$/im.test(result.content)) return errorLine;
+  const lines = nonEmptyLines(unwrappedResult(result).content).slice(0, 10_000); // a JSON-wrapped output's own lines
+  if (traceback)
+    return (
+      [...lines]
+        .reverse()
+        .find((l) => EXCEPTION_LINE.test(l))
+        ?.trim() ?? errorLine
+    );
+  const head = errorLine.trim().replace(/\s+/g, ' ');
+  if (testVerdict) {
+    const how = howTestFailed(lines);
+    return how === undefined || head.includes(how) ? errorLine : `${head}: ${how}`;
+  }
+  const at = lines.findIndex((l) => /^\s*ERRORS?:\s*$/i.test(l));
+  const items = lines
+    .slice(at + 1)
+    .filter((l, i, rest) => /^\s*- \S/.test(l) && rest.slice(0, i).every((p) => /^\s*- \S/.test(p)))
+    .map((l) => l.replace(/^\s*- /, '').trim());
+  if (items.length === 0 || items.some((item) => head.includes(item))) return errorLine;
+  const more = items.length > 2 ? ` (+${items.length - 2} more)` : '';
+  return `${head.replace(/\.\s.*$/, '')}: ${items.slice(0, 2).join('; ')}${more}`;
+}
+
+const EXCEPTION_LINE = /^\s*[\w.]*(?:Error|Exception)\b/;
+/**
+ * A test runner's verdict that does not say how a test failed: jest's `FAIL src/a.test.ts`, Go's closing `FAIL` and
+ * `FAIL example.com/m 0.01s`, pytest's `FAILED tests/a.py::test_b` without its ` - reason`, cargo's `error: test failed`.
+ */
+const TEST_VERDICT = /^\s*(?:FAIL(?:ED)?\b(?!.*\s-\s)|error: test failed\b)/;
+/** How a test failed, in the words of an assertion or an exception. */
+const REASON_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b\s*:|expect\(|assert(?:ion)?\b)/;
+
+/**
+ * The failing test and how it failed, from a runner's report: Go's `--- FAIL: TestAdd` and the line under it, jest's
+ * `● suite › test` and its error, cargo's `thread 'tests::x' panicked at src/lib.rs:10:5:` and its message, pytest's
+ * `E   assert 1 == 2`; else the first assertion or exception line.
+ */
+function howTestFailed(lines: readonly string[]): string | undefined {
+  const next = (i: number): string | undefined => lines[i + 1]?.trim();
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    const go = /^\s*--- FAIL: (\S+)/.exec(l);
+    if (go) return /^\s{2,}\S/.test(lines[i + 1] ?? '') ? `${go[1]}: ${next(i)}` : go[1];
+    const jest = /^\s*● (.+)$/.exec(l);
+    if (jest) {
+      const j = lines.slice(i + 1, i + 12).findIndex((r) => REASON_LINE.test(r));
+      return j < 0 ? jest[1]!.trim() : `${jest[1]!.trim()}: ${lines[i + 1 + j]!.trim()}`;
+    }
+    if (/\bpanicked at\b/.test(l)) return l.trim().endsWith(':') && next(i) ? `${l.trim()} ${next(i)}` : l.trim();
+    if (/^E\s{2,}\S/.test(l)) return l.slice(1).trim();
+  }
+  return lines.find((l) => REASON_LINE.test(l))?.trim();
 }
 
 export interface CallOutcome {
