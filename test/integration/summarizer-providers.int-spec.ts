@@ -265,6 +265,20 @@ describe.each(PROVIDERS)('%s through its SDK', (provider) => {
     expect(failed(await outcome).reason).toMatch(/cut off at the output limit/);
   });
 
+  it('keeps a gist cut off at the output cap to its whole sentences within the cap; nothing whole: rejected', async () => {
+    const gist =
+      'The agent read src/module0.ts and src/module1.ts. It ran `npm test`, which failed in src/module1.ts. It then changed compute() and the';
+    const asGist = { form: 'gist' as const, maxSummaryTokens: 40 };
+    const { sum, outcome } = run([{ reply: gist, finish: 'length' }], settings(), asGist);
+    expect(completed(await outcome).summary).toBe(
+      'The agent read src/module0.ts and src/module1.ts. It ran `npm test`, which failed in src/module1.ts.',
+    );
+    expect(await sum.metric('ctxledger_summarizer_gists_trimmed_total', { provider })).toBe(1);
+    const cut = run([{ reply: 'The agent read src/module0.ts and', finish: 'length' }], settings(), asGist);
+    expect(failed(await cut.outcome).reason).toMatch(/cut off at the output limit/);
+    expect(await cut.sum.metric('ctxledger_summarizer_gists_trimmed_total')).toBe(0);
+  });
+
   it('falls back to the offline summary when configured to (overflow)', async () => {
     const { sum, outcome } = run([{ fault: 'overflow' }], settings({ fallback: 'offline' }));
     const result = completed(await outcome);

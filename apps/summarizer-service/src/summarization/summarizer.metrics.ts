@@ -21,6 +21,7 @@ export class SummarizerMetrics implements SummarizerObserver {
   readonly fallbacks: Counter<'provider' | 'reason'>;
   readonly rejections: Counter<'provider' | 'reason'>;
   readonly splits: Counter<'provider'>;
+  readonly trims: Counter<'provider'>;
   readonly inFlightCalls: Gauge<'provider'>;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
@@ -87,6 +88,12 @@ export class SummarizerMetrics implements SummarizerObserver {
       labelNames: ['provider'],
       registers,
     });
+    this.trims = new Counter({
+      name: 'ctxledger_summarizer_gists_trimmed_total',
+      help: 'Gists the model wrote past their cap, published cut back to their whole sentences within it',
+      labelNames: ['provider'],
+      registers,
+    });
     this.inFlightCalls = new Gauge({
       name: 'ctxledger_summarizer_in_flight_calls',
       help: 'LLM provider calls in progress, by provider (bounded by the per-provider concurrency limit)',
@@ -115,6 +122,10 @@ export class SummarizerMetrics implements SummarizerObserver {
 
   rejected(provider: ProviderName, code: RejectionCode): void {
     this.rejections.inc({ provider, reason: code });
+  }
+
+  trimmed(provider: ProviderName): void {
+    this.trims.inc({ provider });
   }
 
   fallback(provider: ProviderName, reason: string): void {

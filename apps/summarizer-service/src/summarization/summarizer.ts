@@ -24,6 +24,7 @@ import {
   buildUserPrompt,
   normalizeSummary,
   renderMessage,
+  trimGist,
   type SummaryForm,
 } from './summary-prompt';
 import { splitTranscript } from './transcript-parts';
@@ -72,6 +73,8 @@ export interface SummarizerObserver {
   tokens(provider: ProviderName, input: number, output: number): void;
   split(provider: ProviderName, parts: number): void;
   rejected(provider: ProviderName, code: RejectionCode): void;
+  /** A gist past its cap was cut back to its whole sentences within it. */
+  trimmed(provider: ProviderName): void;
   fallback(provider: ProviderName, reason: string): void;
   inFlight(provider: ProviderName, delta: number): void;
 }
@@ -113,6 +116,7 @@ const NOOP_OBSERVER: SummarizerObserver = {
   tokens: () => undefined,
   split: () => undefined,
   rejected: () => undefined,
+  trimmed: () => undefined,
   fallback: () => undefined,
   inFlight: () => undefined,
 };
@@ -319,13 +323,23 @@ export class Summarizer {
       outputTokens += output;
       answeredBy = completion.model;
 
-      const text = normalizeSummary(completion.text, form);
+      let text = normalizeSummary(completion.text, form);
+      let truncated = completion.truncated;
+      // A gist past its cap keeps its whole sentences within it (the engine appends the facts it leaves out).
+      if (form === 'gist' && (truncated || count(text) > job.maxSummaryTokens)) {
+        const trimmed = trimGist(text, job.maxSummaryTokens, count);
+        if (trimmed !== undefined) {
+          this.observer.trimmed(provider);
+          text = trimmed;
+          truncated = false;
+        }
+      }
       const final = i === parts.length - 1;
       const check = checkSummary(
         text,
         { maxSummaryTokens: job.maxSummaryTokens, tokensBefore, final },
         count,
-        completion.truncated,
+        truncated,
       );
       if (!check.ok) {
         this.observer.rejected(provider, check.code);

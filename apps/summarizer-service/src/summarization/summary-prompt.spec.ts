@@ -6,6 +6,7 @@ import {
   escapeDelimiters,
   normalizeSummary,
   renderMessage,
+  trimGist,
 } from './summary-prompt';
 
 describe('the summary prompt', () => {
@@ -99,5 +100,24 @@ describe('the summary prompt', () => {
     // A gist is kept as the model wrote it (the engine puts its own header on it); a full summary gets the title.
     expect(normalizeSummary('The agent ran the tests.', 'gist')).toBe('The agent ran the tests.');
     expect(normalizeSummary('The agent ran the tests.')).toBe(`${SUMMARY_TITLE}\nThe agent ran the tests.`);
+  });
+
+  it('cuts a gist past its cap back to its whole sentences within the cap', () => {
+    const words = (t: string) => t.split(/\s+/).filter(Boolean).length; // a counter easy to check by eye
+    const gist =
+      'The agent read src/parse.ts. It ran `npm test -- src/parse.spec.ts`, which failed (exit 1). It then guarded the';
+    // Stopped in its third sentence: the two before it stay, within 14 words.
+    expect(trimGist(gist, 14, words)).toBe(
+      'The agent read src/parse.ts. It ran `npm test -- src/parse.spec.ts`, which failed (exit 1).',
+    );
+    // Over the cap with whole sentences: as many as fit.
+    expect(trimGist('One two three. Four five six. Seven eight nine.', 7, words)).toBe('One two three. Four five six.');
+    // A small model's loop says a sentence once.
+    expect(trimGist('It ran the tests. It ran the tests. It ran the tests. They failed.', 20, words)).toBe(
+      'It ran the tests. They failed.',
+    );
+    // Nothing whole within the cap: nothing to keep (the summary is rejected as before).
+    expect(trimGist('The agent read src/parse.ts and then', 20, words)).toBeUndefined();
+    expect(trimGist('The agent read src/parse.ts and src/lex.ts.', 3, words)).toBeUndefined();
   });
 });

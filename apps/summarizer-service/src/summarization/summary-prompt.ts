@@ -144,6 +144,30 @@ export function normalizeSummary(text: string, form: SummaryForm = 'full'): stri
   return out;
 }
 
+/**
+ * A gist the model ran past its cap (its output limit, or `maxSummaryTokens`), cut back to its whole sentences within
+ * the cap: the engine appends the facts a gist leaves out, so a shorter narrative loses little where rejecting it
+ * loses all of it. An unfinished sentence (the model was stopped in it) ends the gist, a sentence said again (a small
+ * model's loop) is said once. Undefined when not even the first sentence fits.
+ */
+export function trimGist(text: string, maxTokens: number, count: (text: string) => number): string | undefined {
+  let kept = '';
+  const said = new Set<string>();
+  for (const { segment } of SENTENCES.segment(text)) {
+    const sentence = segment.trim();
+    if (sentence === '') continue;
+    if (!/[.!?…]["'”’)\]]*$/.test(sentence)) break;
+    if (said.has(sentence)) continue;
+    const next = kept === '' ? sentence : `${kept} ${sentence}`;
+    if (count(next) > maxTokens) break;
+    said.add(sentence);
+    kept = next;
+  }
+  return kept === '' ? undefined : kept;
+}
+
+const SENTENCES = new Intl.Segmenter('en', { granularity: 'sentence' });
+
 function escapeAttribute(value: string): string {
   return value.replace(/["<>&]/g, '_');
 }
