@@ -259,6 +259,26 @@ describe('callOutcome: how a call ended, read from its result', () => {
     );
   });
 
+  it('a command the harness stopped did not finish: aborted, timed out, whatever it printed before', () => {
+    const check = call('bash', { command: 'npm run check 2>&1 | head -40' });
+    expect(outcomeOf(check, result('Command aborted'))).toEqual({ ok: false, text: 'error: Command aborted' });
+    const debug = [
+      'Debugger attached.',
+      '> node --test test/*.test.ts',
+      'Error in the js-debug bootloader, please report to https://aka.ms/js-dbg-issue: no V8::Inspector',
+      '',
+      'Command aborted',
+    ].join('\n');
+    expect(outcomeOf(check, result(debug, true))).toEqual({ ok: false, text: 'error: Command aborted' });
+    expect(
+      outcomeOf(call('Bash', { command: 'npm run e2e' }), result('running…\nCommand timed out after 2m 0.0s')),
+    ).toEqual({ ok: false, text: 'error: Command timed out after 2m 0.0s' });
+    // A file that ends in those words is data.
+    expect(errorLineOf(result('notes\nCommand aborted'), toolActivity(call('read', { path: 'notes.md' }), {}))).toBe(
+      undefined,
+    );
+  });
+
   it('a warning is no failure, whatever its words (pwntools in a container without a terminal)', () => {
     const exploit = [
       'Warning: _curses.error: setupterm: could not find terminfo database',

@@ -21,6 +21,11 @@ const ERROR_LINE =
  * terminfo database` before every run in a container; `warning: unused variable`; `UserWarning: …`).
  */
 const WARNING_LINE = /^\s*(?:[\w.]*Warning|WARN(?:ING)?)\b/i;
+/**
+ * A harness's line that a command was stopped before it ended (pi's `Command aborted`, `Command timed out after 2m
+ * 0.0s`, `Command was cancelled by user`): it did not finish, whatever it printed before.
+ */
+const STOPPED_LINE = /^\s*Command (?:was )?(?:aborted|cancell?ed|killed|interrupted|timed out)\b/i;
 /** A package manager's report that a script it ran failed (`npm error Lifecycle script "check" failed`, …). */
 const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE)/;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
@@ -113,13 +118,16 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
     const body = lines.slice(0, 10_000);
     return body.find((l) => isErrorLine(l) && !WRAPPER_LINE.test(l)) ?? first ?? body.find(isErrorLine);
   };
-  if (result.isError) return pick(true) ?? lines[0] ?? '(error)';
   // A file's contents are data: an "Error:" inside a source file is not a failed read.
   const readsOnly =
     activity !== undefined &&
     activity.command === undefined &&
     activity.files.length > 0 &&
     activity.files.every((f) => f.action === 'read');
+  // A command stopped before it ended says so last, after whatever it printed (a debugger's complaint, say).
+  const last = readsOnly ? undefined : outputLines(result.content).at(-1);
+  if (last !== undefined && STOPPED_LINE.test(last)) return last.trim();
+  if (result.isError) return pick(true) ?? lines[0] ?? '(error)';
   if (readsOnly) return undefined;
   const exit = exitCodeOf(lines);
   if (
