@@ -268,7 +268,7 @@ describe.each(PROVIDERS)('%s through its SDK', (provider) => {
   it('keeps a gist cut off at the output cap to its whole sentences within the cap; nothing whole: rejected', async () => {
     const gist =
       'The agent read src/module0.ts and src/module1.ts. It ran `npm test`, which failed in src/module1.ts. It then changed compute() and the';
-    const asGist = { form: 'gist' as const, maxSummaryTokens: 40 };
+    const asGist = { form: 'gist' as const, maxSummaryTokens: 80 };
     const { sum, outcome } = run([{ reply: gist, finish: 'length' }], settings(), asGist);
     expect(completed(await outcome).summary).toBe(
       'The agent read src/module0.ts and src/module1.ts. It ran `npm test`, which failed in src/module1.ts.',
