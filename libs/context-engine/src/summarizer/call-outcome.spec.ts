@@ -241,6 +241,57 @@ describe('callOutcome: how a call ended, read from its result', () => {
     );
   });
 
+  it.each([
+    [
+      'mypy src',
+      'src/a.py:3: error: Incompatible types in assignment\nFound 1 error in 1 file (checked 3 source files)',
+      'error: src/a.py:3: error: Incompatible types in assignment',
+    ],
+    [
+      './gradlew build',
+      '> Task :compileJava FAILED\n/repo/A.java:3: error: cannot find symbol\n1 error\nFAILURE: Build failed with an exception.\nBUILD FAILED in 3s',
+      'error: /repo/A.java:3: error: cannot find symbol',
+    ],
+    [
+      'mvn -q compile',
+      '[ERROR] /repo/A.java:[3,5] cannot find symbol\n[ERROR] -> [Help 1]',
+      'error: [ERROR] /repo/A.java:[3,5] cannot find symbol',
+    ],
+    [
+      'git merge feature',
+      'Auto-merging src/a.ts\nCONFLICT (content): Merge conflict in src/a.ts\nAutomatic merge failed; fix conflicts and then commit the result.',
+      'error: CONFLICT (content): Merge conflict in src/a.ts',
+    ],
+    [
+      'curl -s localhost:3000/health',
+      "curl: (7) Failed to connect to localhost port 3000: Couldn't connect to server",
+      "error: curl: (7) Failed to connect to localhost port 3000: Couldn't connect to server",
+    ],
+    ['python train.py', 'epoch 1 loss 0.5\nepoch 2 loss 0.4\nKilled', 'error: Killed'],
+    [
+      'npx vitest run',
+      ' ❯ test/sum.test.ts (2 tests | 1 failed) 3ms\n   × sum > adds\n     → expected 5 to be 4\n      Tests  1 failed | 1 passed (2)',
+      'error: × sum > adds: expected 5 to be 4 (tests 1 failed | 1 passed)',
+    ],
+  ])('reads a failure without an exit status: %s', (command, output, text) => {
+    expect(outcomeOf(call('bash', { command }), result(output))).toEqual({ ok: false, text });
+  });
+
+  it('the same tools succeeding are no failure', () => {
+    expect(
+      outcomeOf(call('bash', { command: './gradlew build' }), result('> Task :compileJava\nBUILD SUCCESSFUL in 3s')).ok,
+    ).toBe(true);
+    expect(
+      outcomeOf(
+        call('bash', { command: 'git merge feature' }),
+        result('Updating 1a2b3c4..5d6e7f8\nFast-forward\n src/a.ts | 2 +-'),
+      ).ok,
+    ).toBe(true);
+    expect(
+      outcomeOf(call('bash', { command: 'mypy src' }), result('Success: no issues found in 3 source files')).ok,
+    ).toBe(true);
+  });
+
   it("states a refused edit by the errors listed under the harness's ERRORS: header (SWE-agent's linter)", () => {
     const refused = [
       'Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.',

@@ -11,11 +11,13 @@ import { parseArguments, type ToolActivity } from './tool-activity';
 
 /**
  * A line that says something failed. Besides the usual words: a linter's or a compiler's diagnostic marker
- * (`× expected a semicolon` from biome or miette, `✖ 3 problems` from eslint), an eslint row (`12:5  error  …`) and
- * a closing count (`Found 49 errors.`); Claude Code's `<tool_use_error>` wrapper.
+ * (`× expected a semicolon` from biome or miette, `✖ 3 problems` from eslint), an eslint row (`12:5  error  …`), a
+ * compiler's `file:line: error:` (gcc, clang, javac, mypy) and a closing count (`Found 49 errors.`); a build tool's
+ * verdict (Gradle's `BUILD FAILED`, Maven's `[ERROR]` lines); git's merge `CONFLICT`; curl's `curl: (7) …`; a process
+ * the kernel `Killed`; Claude Code's `<tool_use_error>` wrapper.
  */
 const ERROR_LINE =
-  /^\s*(?:error|fatal|panic)\b|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b|^\s*<tool_use_error>/i;
+  /^\s*(?:error|fatal|panic)\b|:\d+(?::\d+)?: (?:fatal )?error:|\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]|^CONFLICT \(|\bAutomatic merge failed\b|^curl: \(\d+\)|^\s*Killed\s*$|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b|^\s*<tool_use_error>/i;
 /**
  * A warning, not a failure, whatever words follow (pwntools' `Warning: _curses.error: setupterm: could not find
  * terminfo database` before every run in a container; `warning: unused variable`; `UserWarning: …`).
@@ -193,8 +195,10 @@ const clipLine = (s: string, max: number): string => {
  */
 export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
   const traceback = /Traceback \(most recent call last\)/.test(errorLine);
-  const testVerdict = TEST_VERDICT.test(errorLine);
-  if (!traceback && !testVerdict && !/^\s*ERRORS?:\s*$/im.test(result.content)) return errorLine;
+  const verdict = TEST_VERDICT.test(errorLine);
+  const marked = !verdict && MARKED_LINE.test(errorLine);
+  const listed = !traceback && !verdict && !marked && ERRORS_HEADER.test(result.content);
+  if (!traceback && !verdict && !marked && !listed) return errorLine;
   const lines = nonEmptyLines(unwrappedResult(result).content).slice(0, 10_000); // a JSON-wrapped output's own lines
   if (traceback)
     return (
@@ -204,18 +208,32 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
         ?.trim() ?? errorLine
     );
   const head = errorLine.trim().replace(/\s+/g, ' ');
-  if (testVerdict) {
-    const how = howTestFailed(lines);
-    return how === undefined || head.includes(how) ? errorLine : `${head}: ${how}`;
+  const how = verdict ? howTestFailed(lines) : marked ? reasonUnder(lines, head) : listedErrors(lines);
+  if (how === undefined || head.includes(how)) return errorLine;
+  // (An announcement's first sentence: `Your proposed edit has introduced new syntax error(s).`)
+  return `${listed ? head.replace(/\.\s.*$/, '') : head}: ${how}`;
+}
+
+/** A header over a list of errors (SWE-agent's linter: `ERRORS:` then `- E999 IndentationError: …` items). */
+const ERRORS_HEADER = /^\s*ERRORS?:\s*$/im;
+
+/** The first two items (and how many more) of the list under an `ERRORS:` header. */
+function listedErrors(lines: readonly string[]): string | undefined {
+  const items: string[] = [];
+  for (let i = lines.findIndex((l) => ERRORS_HEADER.test(l)) + 1; i > 0 && i < lines.length; i++) {
+    if (!/^\s*- \S/.test(lines[i]!)) break;
+    items.push(lines[i]!.replace(/^\s*- /, '').trim());
   }
-  const at = lines.findIndex((l) => /^\s*ERRORS?:\s*$/i.test(l));
-  const items = lines
-    .slice(at + 1)
-    .filter((l, i, rest) => /^\s*- \S/.test(l) && rest.slice(0, i).every((p) => /^\s*- \S/.test(p)))
-    .map((l) => l.replace(/^\s*- /, '').trim());
-  if (items.length === 0 || items.some((item) => head.includes(item))) return errorLine;
-  const more = items.length > 2 ? ` (+${items.length - 2} more)` : '';
-  return `${head.replace(/\.\s.*$/, '')}: ${items.slice(0, 2).join('; ')}${more}`;
+  if (items.length === 0) return undefined;
+  return `${items.slice(0, 2).join('; ')}${items.length > 2 ? ` (+${items.length - 2} more)` : ''}`;
+}
+
+/** A failed test marked as such (vitest's `× suite > test`, with the reason on the line under it: `→ expected …`). */
+const MARKED_LINE = /^\s*[×✗✘] \S/;
+
+function reasonUnder(lines: readonly string[], head: string): string | undefined {
+  const at = lines.findIndex((l) => l.trim().replace(/\s+/g, ' ') === head);
+  return at < 0 ? undefined : /^\s*→ (.+)$/.exec(lines[at + 1] ?? '')?.[1]?.trim();
 }
 
 const EXCEPTION_LINE = /^\s*[\w.]*(?:Error|Exception)\b/;
