@@ -268,6 +268,7 @@ describe('callOutcome: how a call ended, read from its result', () => {
       "error: curl: (7) Failed to connect to localhost port 3000: Couldn't connect to server",
     ],
     ['python train.py', 'epoch 1 loss 0.5\nepoch 2 loss 0.4\nKilled', 'error: Killed'],
+    ['go build ./...', '# example.com/m\n./main.go:5:2: undefined: foo', 'error: ./main.go:5:2: undefined: foo'],
     [
       'npx vitest run',
       ' ❯ test/sum.test.ts (2 tests | 1 failed) 3ms\n   × sum > adds\n     → expected 5 to be 4\n      Tests  1 failed | 1 passed (2)',

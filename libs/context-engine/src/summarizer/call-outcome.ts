@@ -12,12 +12,12 @@ import { parseArguments, type ToolActivity } from './tool-activity';
 /**
  * A line that says something failed. Besides the usual words: a linter's or a compiler's diagnostic marker
  * (`× expected a semicolon` from biome or miette, `✖ 3 problems` from eslint), an eslint row (`12:5  error  …`), a
- * compiler's `file:line: error:` (gcc, clang, javac, mypy) and a closing count (`Found 49 errors.`); a build tool's
+ * compiler's `file:line: error:` (gcc, clang, javac, mypy) or Go's `main.go:5:2: undefined: foo`, and a closing count (`Found 49 errors.`); a build tool's
  * verdict (Gradle's `BUILD FAILED`, Maven's `[ERROR]` lines); git's merge `CONFLICT`; curl's `curl: (7) …`; a process
  * the kernel `Killed`; Claude Code's `<tool_use_error>` wrapper.
  */
 const ERROR_LINE =
-  /^\s*(?:error|fatal|panic)\b|:\d+(?::\d+)?: (?:fatal )?error:|\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]|^CONFLICT \(|\bAutomatic merge failed\b|^curl: \(\d+\)|^\s*Killed\s*$|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b|^\s*<tool_use_error>/i;
+  /^\s*(?:error|fatal|panic)\b|:\d+(?::\d+)?: (?:fatal )?error:|^\s*\S+\.go:\d+:\d+: \S|\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]|^CONFLICT \(|\bAutomatic merge failed\b|^curl: \(\d+\)|^\s*Killed\s*$|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b|^\s*<tool_use_error>/i;
 /**
  * A warning, not a failure, whatever words follow (pwntools' `Warning: _curses.error: setupterm: could not find
  * terminfo database` before every run in a container; `warning: unused variable`; `UserWarning: …`).
