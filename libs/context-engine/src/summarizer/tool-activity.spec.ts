@@ -1,6 +1,6 @@
 import { newCall } from '../testing/fixtures';
 import { callOutcome, describeCall } from './call-outcome';
-import { filesOfEditBlocks, filesOfPatch, looksAround, toolActivity } from './tool-activity';
+import { commandHead, filesOfEditBlocks, filesOfPatch, looksAround, toolActivity } from './tool-activity';
 
 describe('toolActivity: the shapes other agents give their calls', () => {
   it("reads an argv command (Codex's shell tool): the script given to `bash -lc`, else the words", () => {
@@ -67,6 +67,41 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     const activity = toolActivity(c, {});
     const line = describeCall(c, activity, callOutcome(activity, { role: 'tool', content: 'Exit code: 1\n1 failed' }));
     expect(line).toMatch(/^shell `pytest -q` → exit 1/);
+  });
+});
+
+describe('commandHead: the line a command is known by', () => {
+  it('joins on what its first line leaves open: a continued line, an open quote, a message given by a heredoc', () => {
+    expect(
+      commandHead(
+        'curl -s -X POST http://localhost:8000/ingest \\\n  -H "Content-Type: application/json" \\\n  -d \'{"q": 1}\'',
+      ),
+    ).toBe('curl -s -X POST http://localhost:8000/ingest -H "Content-Type: application/json" -d \'{"q": 1}\'');
+    expect(commandHead('python3 -c "\nimport json\nprint(json.dumps({}))\n"')).toBe(
+      'python3 -c "import json; print(json.dumps({}))"',
+    );
+    expect(commandHead('git add -A && git commit -m "$(cat <<\'EOF\'\nAdd the parser\n\nDetails.\nEOF\n)"')).toBe(
+      'git add -A && git commit -m "Add the parser"',
+    );
+    expect(commandHead("python3 - <<'EOF'\nimport sys\nprint(sys.argv)\nEOF")).toBe(
+      "python3 - <<'EOF' import sys print(sys.argv)",
+    );
+  });
+
+  it("skips a script's opening cd and leads with its comment; a file's heredoc and an editor's body stay content", () => {
+    expect(commandHead('cd /repo/src\n\n# Fix the imports\nsed -i "s|a|b|" core/a.ts\necho done')).toBe(
+      '# Fix the imports; sed -i "s|a|b|" core/a.ts',
+    );
+    expect(commandHead("cat > /tmp/fix.py << 'EOF'\nimport re\nEOF")).toBe("cat > /tmp/fix.py << 'EOF'");
+    expect(commandHead('edit 5:5\n    x = 1\nend_of_edit')).toBe('edit 5:5');
+    expect(commandHead('npm test')).toBe('npm test');
+  });
+
+  it('six different `python3 -c` scripts are six commands, not one run six times', () => {
+    const keys = [1, 2, 3, 4, 5, 6].map(
+      (i) => toolActivity(newCall('Bash', { command: `python3 -c "\nprint(${i})\n"` }), {}).key,
+    );
+    expect(new Set(keys).size).toBe(6);
   });
 });
 

@@ -171,6 +171,79 @@ function* commandLines(command: string): Generator<string> {
   }
 }
 
+/**
+ * The line a command is known by (its label, the key its runs share): its first line, with what that line leaves open
+ * joined on — lines continued with `\\` (`curl -X POST url \\` and its `-d '{…}'`), a quote left open (`python3 -c "`
+ * and its first lines of code, joined by `; `), a script given to an interpreter through a heredoc (`python3 - <<EOF`
+ * and its first lines), a message given through a heredoc (`git commit -m "$(cat <<'EOF'` … `EOF` `)"`: the message's
+ * first line). A heredoc that writes a file (`cat > a.py <<EOF`) and an editor's body keep the first line alone: the
+ * rest is the file's content. Without it six different `python3 -c "` scripts were one command run six times.
+ */
+export function commandHead(command: string): string {
+  let lines = command.split('\n');
+  if (lines.length === 1) return command;
+  // A script that starts by changing directory, or with a comment: the comment and its first command.
+  while (lines.length > 1 && (CD_ONLY.test(lines[0]!) || lines[0]!.trim() === '')) lines = lines.slice(1);
+  if (/^\s*#/.test(lines[0]!)) {
+    const next = lines.findIndex((l) => l.trim() !== '' && !/^\s*#/.test(l));
+    if (next < 0) return lines[0]!.trim();
+    return `${lines[0]!.trim()}; ${commandHead(lines.slice(next).join('\n'))}`;
+  }
+  const first = lines[0]!;
+  if (lines.length === 1 || RANGE_EDIT.test(first.trim())) return first;
+  const heredoc = HEREDOC.exec(first);
+  if (heredoc) {
+    const end = lines.findIndex((l, i) => i > 0 && l.trim() === heredoc[2]);
+    const body = lines.slice(1, end < 0 ? lines.length : end);
+    if (/\$\(\s*cat\s+<<-?\s*['"]?\w+['"]?\s*$/.test(first)) {
+      // `"$(cat <<'EOF'`: the text it gives, by its first line, then what follows the `)` that closes it.
+      const text = body.find((l) => l.trim() !== '')?.trim() ?? '';
+      const after = end < 0 ? '' : (lines[end + 1] ?? '').replace(/^\s*\)/, '');
+      return `${first.slice(0, first.lastIndexOf('$('))}${text}${after}`;
+    }
+    return INTERPRETER.test(tokenize(withoutLeadingCd(first))[0] ?? '') ? joinLines(first, body, ' ') : first;
+  }
+  let head = first;
+  for (let i = 1; i < lines.length && i < HEAD_LINES && head.length < HEAD_CHARS; i++) {
+    const next = lines[i]!.trim();
+    if (head.endsWith('\\')) head = `${head.slice(0, -1).trimEnd()} ${next}`;
+    else if (quoteLeftOpen(head))
+      head = next === '' ? head : `${head}${/["']$|^["']/.test(next) || /["']$/.test(head) ? '' : '; '}${next}`;
+    else break;
+  }
+  return head;
+}
+
+const HEREDOC = /<<-?\s*(['"]?)(\w+)\1/;
+const CD_ONLY = /^\s*cd\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s*;?\s*$/;
+/** Programs that run the script a heredoc gives them (`python3 - <<'EOF'`, `psql <<SQL`). */
+const INTERPRETER = /^(?:python\d*(?:\.\d+)?|node|ruby|perl|bash|sh|zsh|psql|mysql|sqlite3|php|Rscript)$/;
+const HEAD_LINES = 12;
+const HEAD_CHARS = 200;
+
+const joinLines = (first: string, body: readonly string[], sep: string): string => {
+  let head = first;
+  for (const line of body) {
+    if (head.length >= HEAD_CHARS) break;
+    if (line.trim() !== '') head = `${head}${sep}${line.trim()}`;
+  }
+  return head;
+};
+
+/** Whether a shell line ends inside a quoted string (`python3 -c "` and not yet its closing quote). */
+function quoteLeftOpen(line: string): boolean {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote === undefined) {
+      if (c === '\\') i++;
+      else if (c === '"' || c === "'") quote = c;
+    } else if (c === quote) quote = undefined;
+    else if (c === '\\' && quote === '"') i++;
+  }
+  return quote !== undefined;
+}
+
 /** `cd /repo && npm test` → `npm test`: the directory is noise in a summary line. */
 export const withoutLeadingCd = (line: string): string => {
   const stripped = line.replace(/^\s*cd\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s*&&\s*/, '');
@@ -196,7 +269,7 @@ const CHANGES_SOMETHING = /(?:^|[^\d&>])1?>>?\s*(?!&|\/dev\/null)[^\s&>]|\|\s*te
  * (`cat > a.py <<EOF` writes: not looking around.)
  */
 export function looksAround(command: string): boolean {
-  const line = withoutLeadingCd(command.split('\n')[0] ?? '');
+  const line = withoutLeadingCd(commandHead(command));
   return LOOKING_AROUND.test(tokenize(line)[0] ?? '') && !CHANGES_SOMETHING.test(withoutQuotedText(line));
 }
 
@@ -441,7 +514,7 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
   if (files.length === 0 || command !== undefined)
     for (const v of Object.values(args))
       for (const f of filesOfPatch(commandText(v) ?? '')) if (!files.some((g) => g.path === f.path)) files.push(f);
-  const firstLine = command === undefined ? undefined : withoutLeadingCd(command.split('\n')[0]);
+  const firstLine = command === undefined ? undefined : withoutLeadingCd(commandHead(command));
   const target = firstLine ?? files[0]?.path ?? '';
   // A command that changes a file it does not name (SWE-agent's `edit 10:12` edits the file opened last).
   const changed =
