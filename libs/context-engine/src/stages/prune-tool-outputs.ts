@@ -1,7 +1,7 @@
 import type { BlockEdit, CompactionBlock } from '../model/block';
 import { isOriginal } from '../overlay';
 import { launchHandles } from '../summarizer/background';
-import { failureOf } from '../summarizer/call-outcome';
+import { commitLineOf, failureOf } from '../summarizer/call-outcome';
 import { prunedPlaceholder } from '../summarizer/pruned-result';
 import { toolActivity } from '../summarizer/tool-activity';
 import { callsById, formatKeyArgs, makeBlock, type StageContext } from './common';
@@ -51,12 +51,12 @@ export function pruneToolOutputs(ctx: StageContext): CompactionBlock | null {
     // A launch's result names what still runs (an agent's id, a log file), which no other message does: it stays
     // until a note takes the launch in. Such results are short.
     if (launchHandles(activity, m)) continue;
-    // What failed stays in the placeholder: a cleared failure must not read as a success.
+    // What failed stays in the placeholder: a cleared failure must not read as a success. And the commit a git
+    // command made (its hash is what a later `git show` or `revert` names).
     const failure = failureOf(activity, m);
-    const replacement = {
-      ...m,
-      content: prunedPlaceholder(name, call ? formatKeyArgs(call.arguments) : '', m.content.length, failure),
-    };
+    const commit = failure === undefined ? commitLineOf(activity, m) : undefined;
+    const keyArgs = call ? formatKeyArgs(call.arguments) : '';
+    const replacement = { ...m, content: prunedPlaceholder(name, keyArgs, m.content.length, failure, commit) };
     const after = counter.message(replacement);
     if (after >= e.tokens) continue;
     saved += e.tokens - after;

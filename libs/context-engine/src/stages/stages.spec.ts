@@ -2,7 +2,7 @@ import type { CompactionBlock } from '../model/block';
 import type { ChatMessage } from '../model/message';
 import { applyBlockToEntries } from '../overlay';
 import { assistant, calls, result, stageContext, system, text, toolCall, user, withEntries } from '../testing/fixtures';
-import { callOutcome } from '../summarizer/call-outcome';
+import { callOutcome, failureOf } from '../summarizer/call-outcome';
 import { toolActivity } from '../summarizer/tool-activity';
 import { auditToolPairs } from '../turns';
 import {
@@ -137,6 +137,21 @@ describe('stage 2: prune old tool outputs (SCENARIOS #6, #7)', () => {
     expect(out[6]!.content).toContain("error: src/main.ts(499,20): error TS2304: Cannot find name 'join'.]");
     expect(out[8]!.content).toMatch(/chars; error: FAIL b\.spec\.ts \(tests 2 failed, 10 passed, 12 total\)\]$/);
     expect(out[4]!.content).toMatch(/^\[Tool result cleared to save context: bash\(command=step 2\), \d+ chars\]$/);
+  });
+
+  it('a pruned commit keeps the line git printed for it (its hash), and reads back as that commit', () => {
+    const msgs = tenResults();
+    msgs[5] = calls('', toolCall('c3', 'bash', { command: 'git add -A && git commit -m "Add the parser"' }));
+    msgs[6] = result('c3', `[main 1a2b3c4] Add the parser\n${' create mode 100644 src/a.ts\n'.repeat(1200)}`, 'bash');
+    const ctx = stageContext(msgs, 200_000, {
+      prune: { protectTokens: 10_000, minimumSavings: 1000 },
+      tail: { budgetRatio: 0.001 },
+    });
+    const out = after(ctx, pruneToolOutputs(ctx)!);
+    expect(out[6]!.content).toMatch(/, \d+ chars; kept: \[main 1a2b3c4\] Add the parser\]$/);
+    const activity = toolActivity(msgs[5]!.toolCalls![0]!, {});
+    expect(callOutcome(activity, out[6]!)).toEqual({ ok: true, text: 'ok: [main 1a2b3c4] Add the parser' });
+    expect(failureOf(activity, out[6]!)).toBeUndefined();
   });
 
   it("keeps a background launch's result (its handles are in no other message), prunes the rest", () => {

@@ -293,6 +293,17 @@ describe('callOutcome: how a call ended, read from its result', () => {
     ).toBe(true);
   });
 
+  it('an error line that is only an exit status is told by the line the command printed last', () => {
+    const claude = result('Exit code 1\nExpecting value: line 1 column 1 (char 0)');
+    const curl = toolActivity(call('Bash', { command: 'curl -s localhost:8000/x | python3 -m json.tool' }), {});
+    expect(errorLineOf(claude, curl)).toBe('Exit code 1');
+    expect(tellingErrorLine(claude, 'Exit code 1')).toBe('Expecting value: line 1 column 1 (char 0)');
+    expect(failureOf(curl, claude)).toBe('exit 1: Expecting value: line 1 column 1 (char 0)');
+    expect(tellingErrorLine(result('[Command finished with exit code 2]'), '[Command finished with exit code 2]')).toBe(
+      '[Command finished with exit code 2]',
+    );
+  });
+
   it("states a refused edit by the errors listed under the harness's ERRORS: header (SWE-agent's linter)", () => {
     const refused = [
       'Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.',

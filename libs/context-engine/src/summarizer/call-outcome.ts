@@ -1,6 +1,6 @@
 import type { ChatMessage, ToolCall } from '../model/message';
 import { handlesText, launchHandles } from './background';
-import { keptFailureOf, prunedFailure } from './pruned-result';
+import { keptFailureOf, prunedFailure, prunedKept } from './pruned-result';
 import { parseArguments, type ToolActivity } from './tool-activity';
 
 /**
@@ -194,6 +194,14 @@ const clipLine = (s: string, max: number): string => {
  * introduced new syntax error(s): E999 IndentationError: unexpected indent`); else `errorLine` itself.
  */
 export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
+  // Only the exit status tells: the line the command printed last says what failed (`make: *** [all] Error 2`).
+  if (BARE_EXIT.test(errorLine))
+    return (
+      outputLines(unwrappedResult(result).content)
+        .reverse()
+        .find((l) => !EXIT_LINE.test(l))
+        ?.trim() ?? errorLine
+    );
   const traceback = /Traceback \(most recent call last\)/.test(errorLine);
   const verdict = TEST_VERDICT.test(errorLine);
   const marked = !verdict && MARKED_LINE.test(errorLine);
@@ -236,6 +244,9 @@ function reasonUnder(lines: readonly string[], head: string): string | undefined
   return at < 0 ? undefined : /^\s*→ (.+)$/.exec(lines[at + 1] ?? '')?.[1]?.trim();
 }
 
+/** A line that is only an exit status (`Exit code 1`, `[Command finished with exit code 1]`, `exit code: 2`). */
+const BARE_EXIT =
+  /^\s*\[?(?:(?:the )?(?:command|process) (?:finished|exited|completed) with (?:exit )?(?:code|status)|exit (?:code|status))[:\s]+[1-9]\d*\.?\]?\s*$/i;
 const EXCEPTION_LINE = /^\s*[\w.]*(?:Error|Exception)\b/;
 /**
  * A test runner's verdict that does not say how a test failed: jest's `FAIL src/a.test.ts`, Go's closing `FAIL` and
@@ -289,7 +300,10 @@ export function callOutcome(
   if (!wrapped) return { ok: false, text: 'no result' };
   const result = unwrappedResult(wrapped);
   const pruned = prunedFailure(result.content, result.isError);
-  if (pruned !== null) return { ok: pruned === undefined, text: pruned ?? 'ok' };
+  if (pruned !== null) {
+    const commit = pruned === undefined ? commitLineOf(activity, result) : undefined;
+    return { ok: pruned === undefined, text: pruned ?? (commit ? `ok: ${clipLine(commit, 60)}` : 'ok') };
+  }
   const lines = nonEmptyLines(result.content);
   const tests = activity?.command !== undefined ? testCountsOf(result.content) : undefined;
   const error = errorLine === undefined ? undefined : tellingErrorLine(result, errorLine);
@@ -350,6 +364,9 @@ export function callOutcome(
 export function commitLineOf(activity: ToolActivity | undefined, result: ChatMessage): string | undefined {
   if (activity?.command === undefined || !/\bgit\b/.test(activity.command)) return undefined;
   const { content } = result;
+  // A pruned result keeps its commit line in its placeholder.
+  const kept = content.startsWith('[Tool result cleared') ? prunedKept(content) : undefined;
+  if (kept !== undefined) return COMMIT_LINE.exec(kept)?.[0];
   const found =
     COMMIT_LINE.exec(content.slice(0, 20_000)) ??
     (content.length > 20_000 ? COMMIT_LINE.exec(content.slice(-20_000)) : null);

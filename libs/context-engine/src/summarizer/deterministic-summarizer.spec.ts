@@ -122,6 +122,28 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it('keeps the commits made before the other commands when Commands run is cut; a bare exit status is told by its output', () => {
+    const messages: ChatMessage[] = [ask('Build the catalog service and commit each phase.')];
+    for (let i = 1; i <= 3; i++) {
+      const commit = call('Bash', { command: `git add -A && git commit -m "Phase ${i}"` });
+      messages.push(say('', commit), answer(commit, `[master ${i}a2b3c${i}] Phase ${i}\n 3 files changed`));
+      for (let j = 1; j <= 6; j++) {
+        const probe = call('Bash', {
+          command: `curl -s localhost:8000/api/v1/books?page=${i}${j} | python3 -m json.tool`,
+        });
+        messages.push(
+          say('', probe),
+          answer(probe, j === 6 ? 'Exit code 1\nExpecting value: line 1 column 1 (char 0)' : '{"items": []}'),
+        );
+      }
+    }
+    const r = summarizeDeterministic({ messages, maxChars: 1500 });
+    const commits = r.sections.commandsRun.filter((l) => / → ok: \[master \w+\] Phase \d$/.test(l));
+    expect(commits).toHaveLength(3);
+    expect(r.sections.commandsRun.length).toBeLessThan(21); // cut: the curl probes gave way
+    expect(r.sections.errorsSeen[0]).toMatch(/ — Expecting value: line 1 column 1 \(char 0\)/);
+  });
+
   it("keeps what a command showed before its latest run read otherwise: the reproduction's output before the fix", () => {
     const run = () => call('bash', { command: 'python reproduce.py' });
     const [first, second, third, fourth] = [run(), run(), run(), run()];
@@ -596,8 +618,10 @@ describe('real sessions', () => {
     // 19 since the files seen in listings and search results are listed too (13 before); 21 since a listing line
     // with directories (`ls -F`: `src/`, `LICENSE`) gives its file names too and room the other sections leave goes
     // to the files left out; 20 since a failed run's error line is its compiler's line rather than its exit status
-    // (longer, so one file less fits). The 5 missing are left out by the budget (files only seen in listings).
-    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 20, of: 25 });
+    // (longer, so one file less fits); 19 since Commands run keeps the commits made first (their lines, with git's
+    // commit line, are longer than the commands they displace). The 6 missing are left out by the budget (files only
+    // seen in listings).
+    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 19, of: 25 });
   });
 
   it('every session: the older 70% summarizes smaller than itself, deterministically, within its budget', () => {

@@ -597,6 +597,8 @@ function formatFile(f: FileEntry): string {
   });
   return `${f.path} (${actions.map(([a, n]) => (n > 1 ? `${a}×${n}` : a)).join(', ')})`;
 }
+/** An outcome that is the line of a commit git made (`ok: [main 1a2b3c4] Fix the parser`). */
+const COMMITTED = /^ok: \[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] /;
 const formatCommand = (c: CommandEntry): string => {
   const runs = c.count > 1 ? ` ×${c.count}` : '';
   if (!c.last) return `\`${c.command}\`${runs}`;
@@ -647,9 +649,15 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
       .map(([, x]) => x)
       .sort((a, b) => b.count - a.count || b.rank - a.rank || (a.text < b.text ? -1 : 1))
       .map((x, i) => ({ text: x.text, order: i })),
-    // Commands that ran something before the ones that only looked around, each kind newest first.
-    commandsRun: byRankDesc([...model.commands.values()].map((c) => ({ ...c, around: looksAround(c.command) })))
-      .sort((a, b) => Number(a.around) - Number(b.around))
+    // The commits made (their hashes and messages: what a later `git show` or `revert` names, and the work's
+    // milestones), then commands that ran something, then the ones that only looked around, each kind newest first.
+    commandsRun: byRankDesc(
+      [...model.commands.values()].map((c) => ({
+        ...c,
+        kind: c.last !== undefined && COMMITTED.test(c.last) ? 0 : looksAround(c.command) ? 2 : 1,
+      })),
+    )
+      .sort((a, b) => a.kind - b.kind)
       .map((c) => ({ text: formatCommand(c), order: c.rank })),
     errorsSeen: errors.map((e) => ({
       text: formatError(e),

@@ -3,14 +3,23 @@
  * from it takes a cleared or cut failure for a success.
  *
  * The placeholder a pruned tool result leaves (seed 002 stage 1): the call in short, the size of what was cleared,
- * and, when the result was a failure, what failed.
+ * and, when the result was a failure, what failed; else the line a later call names that the result alone had
+ * (`kept: [main 1a2b3c4] Fix the parser`: the commit git made, its hash).
  */
-export const prunedPlaceholder = (toolName: string, keyArgs: string, chars: number, failure?: string): string =>
-  `[Tool result cleared to save context: ${toolName}${keyArgs ? `(${keyArgs})` : ''}, ${chars} chars${
-    failure ? `; ${failure.replace(/\s+/g, ' ').replace(/\]$/, '')}` : ''
+export const prunedPlaceholder = (
+  toolName: string,
+  keyArgs: string,
+  chars: number,
+  failure?: string,
+  kept?: string,
+): string => {
+  const tail = failure ?? (kept === undefined ? undefined : `kept: ${kept}`);
+  return `[Tool result cleared to save context: ${toolName}${keyArgs ? `(${keyArgs})` : ''}, ${chars} chars${
+    tail ? `; ${tail.replace(/\s+/g, ' ').replace(/\]$/, '')}` : ''
   }]`;
+};
 
-const PLACEHOLDER = /^\[Tool result cleared to save context: .*?, \d+ chars(?:; (.+))?\]$/s;
+const PLACEHOLDER = /^\[Tool result cleared to save context: .*?, \d+ chars(?:; (kept: )?(.+))?\]$/s;
 
 /**
  * A pruned result's failure: its text (`error: …`, `exit 2: …`, `tests 2 failed, …`), undefined when it was no
@@ -20,7 +29,14 @@ const PLACEHOLDER = /^\[Tool result cleared to save context: .*?, \d+ chars(?:; 
 export function prunedFailure(content: string, isError: boolean | undefined): string | undefined | null {
   const m = PLACEHOLDER.exec(content);
   if (!m) return null;
-  return m[1] ?? (isError ? 'error: (result cleared)' : undefined);
+  if (m[1]) return undefined;
+  return m[2] ?? (isError ? 'error: (result cleared)' : undefined);
+}
+
+/** The line a pruned successful result kept (`[main 1a2b3c4] Fix the parser`), if it is a placeholder that did. */
+export function prunedKept(content: string): string | undefined {
+  const m = PLACEHOLDER.exec(content);
+  return m?.[1] ? m[2] : undefined;
 }
 
 /**
