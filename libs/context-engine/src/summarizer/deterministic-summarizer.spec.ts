@@ -144,6 +144,27 @@ describe('summarizeDeterministic', () => {
     expect(r.sections.errorsSeen[0]).toMatch(/ — Expecting value: line 1 column 1 \(char 0\)/);
   });
 
+  it("states a commit once: by its message when the command gives it (not the files staged), else by git's line", () => {
+    const staged = call('Bash', {
+      command: `git add ${'app/models/book.py '.repeat(12)}&& git commit -m "Add ISBN support to books"`,
+    });
+    const fromFile = call('Bash', { command: 'git commit -F /tmp/msg.txt' });
+    const r = summarizeDeterministic({
+      messages: [
+        ask('Commit it.'),
+        say('', staged),
+        answer(staged, '[master dbc88aa] Add ISBN support to books\n 8 files changed'),
+        say('', fromFile),
+        answer(fromFile, '[master 1b34222] Fix ISBN not returned in book list\n 1 file changed'),
+      ],
+      maxChars: 4000,
+    });
+    expect(r.sections.commandsRun).toEqual([
+      '`git commit -m "Add ISBN support to books"` → ok: [master dbc88aa]',
+      '`git commit -F /tmp/msg.txt` → ok: [master 1b34222] Fix ISBN not returned in book list',
+    ]);
+  });
+
   it("keeps what a command showed before its latest run read otherwise: the reproduction's output before the fix", () => {
     const run = () => call('bash', { command: 'python reproduce.py' });
     const [first, second, third, fourth] = [run(), run(), run(), run()];
@@ -618,10 +639,10 @@ describe('real sessions', () => {
     // 19 since the files seen in listings and search results are listed too (13 before); 21 since a listing line
     // with directories (`ls -F`: `src/`, `LICENSE`) gives its file names too and room the other sections leave goes
     // to the files left out; 20 since a failed run's error line is its compiler's line rather than its exit status
-    // (longer, so one file less fits); 19 since Commands run keeps the commits made first (their lines, with git's
-    // commit line, are longer than the commands they displace). The 6 missing are left out by the budget (files only
-    // seen in listings).
-    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 19, of: 25 });
+    // (longer, so one file less fits); still 20 with the commits made kept first in Commands run (19 until their
+    // lines stopped saying the message twice). The 5 missing are left out by the budget (files only seen in
+    // listings).
+    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 20, of: 25 });
   });
 
   it('every session: the older 70% summarizes smaller than itself, deterministically, within its budget', () => {

@@ -597,16 +597,23 @@ function formatFile(f: FileEntry): string {
   });
   return `${f.path} (${actions.map(([a, n]) => (n > 1 ? `${a}×${n}` : a)).join(', ')})`;
 }
-/** An outcome that is the line of a commit git made (`ok: [main 1a2b3c4] Fix the parser`). */
-const COMMITTED = /^ok: \[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] /;
+/** An outcome that is the line of a commit git made (`ok: [main 1a2b3c4] Fix the parser`, or without its subject). */
+const COMMITTED = /^ok: (\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\])(?: (.*))?$/;
 const formatCommand = (c: CommandEntry): string => {
   const runs = c.count > 1 ? ` ×${c.count}` : '';
   if (!c.last) return `\`${c.command}\`${runs}`;
-  if (c.count <= 1) return `\`${c.command}\` → ${c.last}`;
+  if (c.count <= 1) return `\`${c.command}\` → ${withoutSubjectSaid(c.command, c.last)}`;
   const before = earlierOutcome(c);
   const earlier = before === undefined ? '' : `earlier: ${oneLine(before, LIMITS.earlierOutcome)}; `;
   return `\`${c.command}\`${runs} → ${earlier}last: ${c.last}`;
 };
+/** A commit's outcome without its subject when the command states it already (`git commit -m "Fix the parser"`). */
+function withoutSubjectSaid(command: string, outcome: string): string {
+  const subject = COMMITTED.exec(outcome)?.[2]?.replace(/…$/, '');
+  return subject !== undefined && subject.length >= 8 && command.includes(subject)
+    ? `ok: ${COMMITTED.exec(outcome)![1]}`
+    : outcome;
+}
 const formatError = (e: ErrorEntry): string =>
   `${e.label} — ${e.line || '(error)'}${e.count > 1 ? ` (×${e.count})` : ''} [${e.fixed ? 'fixed later' : 'unresolved'}]`;
 

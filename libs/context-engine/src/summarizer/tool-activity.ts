@@ -244,6 +244,12 @@ function quoteLeftOpen(line: string): boolean {
   return quote !== undefined;
 }
 
+/**
+ * `git add a.py b.py && git commit -m "Fix"` → `git commit -m "Fix"`: what was staged is in the files touched, the
+ * commit's message is what tells it (and a long list of files would cut it off).
+ */
+const withoutStaging = (line: string): string => line.replace(/^git add\s(?:[^&|;]|&(?!&))*&&\s*(?=git commit\b)/, '');
+
 /** `cd /repo && npm test` → `npm test`: the directory is noise in a summary line. */
 export const withoutLeadingCd = (line: string): string => {
   const stripped = line.replace(/^\s*cd\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s*&&\s*/, '');
@@ -543,7 +549,7 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
       : oneLine(target ? `${call.name} ${target}` : call.name, 120);
   return {
     files,
-    ...(firstLine !== undefined ? { command: oneLine(firstLine, 160) } : {}),
+    ...(firstLine !== undefined ? { command: oneLine(withoutStaging(firstLine), 160) } : {}),
     ...(changed && { changesUnnamed: changed.path }),
     label,
     key: `${call.name}\u0000${firstLine !== undefined ? commandKey(firstLine) : (files[0]?.path ?? call.arguments)}`,
