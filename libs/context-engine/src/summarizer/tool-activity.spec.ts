@@ -97,6 +97,14 @@ describe('commandHead: the line a command is known by', () => {
     expect(commandHead('npm test')).toBe('npm test');
   });
 
+  it('a wait or a directory change before a command is not part of it', () => {
+    const run = (command: string) => toolActivity(newCall('Bash', { command }), {});
+    expect(run('sleep 5 && docker compose exec api pytest tests/ -v').key).toBe(
+      run('sleep 3 && docker compose exec api pytest tests/ -v').key,
+    );
+    expect(run('sleep 2; cd /repo && npm test').command).toBe('npm test');
+  });
+
   it('six different `python3 -c` scripts are six commands, not one run six times', () => {
     const keys = [1, 2, 3, 4, 5, 6].map(
       (i) => toolActivity(newCall('Bash', { command: `python3 -c "\nprint(${i})\n"` }), {}).key,

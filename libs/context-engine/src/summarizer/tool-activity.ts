@@ -250,9 +250,15 @@ function quoteLeftOpen(line: string): boolean {
  */
 const withoutStaging = (line: string): string => line.replace(/^git add\s(?:[^&|;]|&(?!&))*&&\s*(?=git commit\b)/, '');
 
-/** `cd /repo && npm test` → `npm test`: the directory is noise in a summary line. */
+/**
+ * `cd /repo && npm test` → `npm test`, `sleep 5 && curl …` → `curl …`: the directory and a wait before it are noise in
+ * a summary line (and a run after `sleep 3` is the same command as one after `sleep 5`).
+ */
 export const withoutLeadingCd = (line: string): string => {
-  const stripped = line.replace(/^\s*cd\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s*&&\s*/, '');
+  const stripped = line.replace(
+    /^\s*(?:cd\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)|sleep\s+\d+(?:\.\d+)?[smh]?)\s*(?:&&|;)\s*/,
+    '',
+  );
   return stripped === line || stripped.trim() === '' ? line.trim() : withoutLeadingCd(stripped);
 };
 
