@@ -1,3 +1,4 @@
+import { newCall } from '../testing/fixtures';
 import { summarizeDeterministic } from './deterministic-summarizer';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 
@@ -122,6 +123,51 @@ describe('what a text or a call names', () => {
     ]);
     const many = Array.from({ length: 30 }, (_, i) => `f${i}.ts`).join(' ');
     expect(filesNamedIn(many)).toHaveLength(20);
+  });
+});
+
+describe('Windows paths (an agent on Windows: OpenCode, Cline, Claude Code)', () => {
+  it('are files in listings, search hits and outputs, with their drive and backslashes', () => {
+    const glob = 'Found 2 file(s)\n\nD:\\Projects\\hub\\code-review-report.md\nD:\\Projects\\hub\\docs\\review.md';
+    expect(filesInListing(glob)).toEqual([
+      'D:\\Projects\\hub\\code-review-report.md',
+      'D:\\Projects\\hub\\docs\\review.md',
+    ]);
+    expect(filesInListing('D:\\Projects\\hub\\src\\run.ts:12:export function run() {')).toEqual([
+      'D:\\Projects\\hub\\src\\run.ts',
+    ]);
+    expect(filesNamedIn('at Object.<anonymous> (C:\\work\\app\\src\\index.ts:40:3)')).toEqual([
+      'C:\\work\\app\\src\\index.ts',
+    ]);
+    // An escape in a pattern is no path.
+    expect(filesNamedIn('grep -E "foo\\.bar" and "\\n"')).toEqual([]);
+  });
+
+  it('are the files a call reads and edits, listed in the working state', () => {
+    const read = newCall('read', { filePath: 'D:\\Projects\\hub\\code-review-report.md' });
+    const edit = newCall('edit', {
+      filePath: 'D:\\Projects\\hub\\server\\src\\recovery.ts',
+      oldString: 'a',
+      newString: 'b',
+    });
+    const r = summarizeDeterministic({
+      messages: [
+        { role: 'user', content: 'Review the report.' },
+        { role: 'assistant', content: '', toolCalls: [read] },
+        {
+          role: 'tool',
+          toolCallId: read.id,
+          content: '<path>D:\\Projects\\hub\\code-review-report.md</path>\n<content>\n1: # Report',
+        },
+        { role: 'assistant', content: '', toolCalls: [edit] },
+        { role: 'tool', toolCallId: edit.id, content: 'Edit applied successfully.' },
+      ],
+      maxChars: 4000,
+    });
+    expect(r.sections.filesTouched).toEqual([
+      'D:\\Projects\\hub\\server\\src\\recovery.ts (edit)',
+      'D:\\Projects\\hub\\code-review-report.md (read)',
+    ]);
   });
 });
 

@@ -112,7 +112,8 @@ const DIRECTORY_VIEW = /^\s*Here's the files and directories\b/;
 export const listsFiles = (tool: string, command: string | undefined, result = ''): boolean =>
   command !== undefined ? LISTING_COMMAND.test(command) : LISTING_TOOL.test(tool) || DIRECTORY_VIEW.test(result);
 
-const LISTED_PATH = /^(?:[\w@~.+-]+\/)*[\w@+-][\w@.+-]*\.[A-Za-z][\w]{0,9}$|^(?:[\w@~.+-]*\/)+[\w@.+-]+$/;
+const LISTED_PATH =
+  /^(?:[\w@~.+-]+\/)*[\w@+-][\w@.+-]*\.[A-Za-z][\w]{0,9}$|^(?:[\w@~.+-]*\/)+[\w@.+-]+$|^[A-Za-z]:(?:[\\/][\w@~.+-]+)+$/;
 const PERMISSIONS = /^[-dlcbps][rwxsStT-]{9}[@+.]?$/;
 const isListedPath = (t: string): boolean => t.length >= 3 && t.length <= 200 && LISTED_PATH.test(t) && !/^\d/.test(t);
 
@@ -129,7 +130,7 @@ export function filesInListing(text: string): string[] {
   for (const line of wholeLines(text).split('\n', 400)) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.length > 400) continue;
-    const hit = /^([^\s:]+):\d+[:-]/.exec(trimmed);
+    const hit = /^((?:[A-Za-z]:)?[^\s:]+):\d+[:-]/.exec(trimmed);
     // SWE-agent's search_dir / search_file / find_file: `path (3 matches)`, `Found 2 matches for "x" in path:`.
     const counted =
       /^(\S+) \(\d+ match(?:es)?\)$/.exec(trimmed) ??
@@ -145,7 +146,7 @@ export function filesInListing(text: string): string[] {
   return [...out];
 }
 
-const LISTED_NAME = /^(?:\.{0,2}\/|~\/)?[\w@~.+-]+(?:\/[\w@.+-]+)*[/*@=|:,]?$/;
+const LISTED_NAME = /^(?:\.{0,2}\/|~\/)?[\w@~.+-]+(?:\/[\w@.+-]+)*[/*@=|:,]?$|^[A-Za-z]:(?:[\\/][\w@~.+-]+)+[\\/:]?$/;
 
 /**
  * The text without the partial lines around a character cut (`[... 639 chars, 19 lines truncated ...]`, `[... N
@@ -170,7 +171,7 @@ function wholeLines(text: string): string {
 }
 
 const NAMED_FILE =
-  /(?<![\w@./-])(?:[\w@.-]+\/)*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|proto)(?![\w/])/g;
+  /(?<![\w@./-])(?:[A-Za-z]:[\\/])?(?:[\w@.-]+[\\/])*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|proto)(?![\w/\\])/g;
 /**
  * A line that points at a place in a file (`src/a.ts:12:5`, `a.ts(12,5)`, `File "a.py", line 12`) or says what
  * failed.

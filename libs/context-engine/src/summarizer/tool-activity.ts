@@ -71,12 +71,22 @@ const looksLikePath = (s: string): boolean =>
   s.length > 0 &&
   s.length <= 300 &&
   !s.includes('\n') &&
-  /^[\w@~./+-][\w@~./+,=-]*$/.test(s) &&
-  /[./]/.test(s) &&
-  !/^[\d.,:/+-]+$/.test(s) &&
-  !/^\.+$/.test(s) &&
-  !s.startsWith('/dev/') &&
-  !/^[a-z]+:\/\//i.test(s);
+  ((/^[\w@~./+-][\w@~./+,=-]*$/.test(s) &&
+    /[./]/.test(s) &&
+    !/^[\d.,:/+-]+$/.test(s) &&
+    !/^\.+$/.test(s) &&
+    !s.startsWith('/dev/') &&
+    !/^[a-z]+:\/\//i.test(s)) ||
+    isWindowsPath(s));
+
+/**
+ * A Windows path (agents on Windows: `D:\Projects\app\src\a.ts`, `C:/work/a.md`), from a drive, or relative with
+ * backslashes and a file's extension (`server\src\a.ts`; not an escape in a pattern, `a\.b`).
+ */
+export const isWindowsPath = (s: string): boolean =>
+  /^[A-Za-z]:[\\/]/.test(s)
+    ? /^[A-Za-z]:(?:[\\/][\w@~.+-]+)+[\\/]?$/.test(s)
+    : /^[\w@~+-][\w@~.+-]*(?:\\[\w@~+-][\w@~.+-]*)+\.[A-Za-z]\w{0,9}$/.test(s);
 
 const READ_VERBS = new Set(['cat', 'head', 'tail', 'less', 'more', 'nl', 'open', 'bat', 'view']);
 const EDIT_VERBS = new Set(['vim', 'vi', 'nano', 'emacs', 'code', 'edit']);
@@ -101,7 +111,9 @@ export function filesOfShellCommand(
   let opened = lastOpened;
   let cwd: string | undefined;
   const resolve = (p: string): string =>
-    cwd && !p.startsWith('/') && !p.startsWith('~') ? `${cwd.replace(/\/+$/, '')}/${p.replace(/^\.\//, '')}` : p;
+    cwd && !p.startsWith('/') && !p.startsWith('~') && !/^[A-Za-z]:[\\/]/.test(p)
+      ? `${cwd.replace(/\/+$/, '')}/${p.replace(/^\.\//, '')}`
+      : p;
   for (const line of commandLines(command)) {
     for (const segment of line.split(/&&|\|\||;|\|(?!\|)/)) {
       const tokens = tokenize(segment.trim());
