@@ -144,6 +144,24 @@ describe('summarizeDeterministic', () => {
     expect(r.sections.errorsSeen[0]).toMatch(/ — Expecting value: line 1 column 1 \(char 0\)/);
   });
 
+  it("keeps a long request's start and end (its question after pasted context), without a harness's reminders", () => {
+    const log = Array.from({ length: 40 }, (_, i) => `worker ${i}: retry scheduled`).join('\n');
+    const asked =
+      '<system-reminder>Note: The user opened the file "d:\\hub\\prd.md".</system-reminder>\n' +
+      `Here is the worker log:\n${log}\nWhy does the worker retry without a backoff?`;
+    const grep = call('bash', { command: 'grep -rn retry src/worker.ts' });
+    const r = summarizeDeterministic({
+      messages: [ask(asked), say('', grep), answer(grep, 'src/worker.ts:12: retry(job)')],
+      maxChars: 4000,
+    });
+    expect(r.sections.userRequests[0]).toMatch(
+      /^Here is the worker log: worker 0: retry scheduled .* … .*Why does the worker retry without a backoff\?$/,
+    );
+    expect(r.sections.userRequests[0]!.length).toBeLessThanOrEqual(300);
+    expect(r.sections.userRequests[0]).not.toContain('system-reminder');
+    expect(r.sections.pendingWork[0]).toMatch(/^Unanswered: .*Why does the worker retry without a backoff\?$/);
+  });
+
   it("states a commit once: by its message when the command gives it (not the files staged), else by git's line", () => {
     const staged = call('Bash', {
       command: `git add ${'app/models/book.py '.repeat(12)}&& git commit -m "Add ISBN support to books"`,

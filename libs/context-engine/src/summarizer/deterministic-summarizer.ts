@@ -128,6 +128,25 @@ const oneLine = (s: string, max: number): string => {
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
 };
 
+/**
+ * What a person asked, in at most `max` characters: without the reminders a harness puts into their message
+ * (`<system-reminder>…</system-reminder>`: Claude Code, OpenCode), and, when longer, its start and its end — a
+ * request often ends with the question after pasted context or a harness's preamble (`[analyze-mode] ANALYSIS MODE…`
+ * before the person's own words).
+ */
+function requestLine(content: string, max: number): string {
+  const flat = withoutReminders(content).replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const tail = Math.floor(max * 0.4);
+  const head = flat.slice(0, max - tail - 3).replace(/\s+\S*$/, '');
+  const end = flat.slice(flat.length - tail).replace(/^\S*\s+/, '');
+  return `${head} … ${end}`;
+}
+
+/** A message without the reminders a harness puts into a person's message (Claude Code's, OpenCode's). */
+const withoutReminders = (text: string): string =>
+  text.includes('<system-reminder>') ? text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, ' ') : text;
+
 export function messageChars(m: ChatMessage): number {
   let n = m.content.length;
   for (const c of m.toolCalls ?? []) n += c.name.length + c.arguments.length;
@@ -385,7 +404,7 @@ function absorbMessages(
   messages.forEach((m, i) => {
     const rank = i * 1000;
     if (m.role === 'user' && m.content.trim() !== '') {
-      model.requests.push({ text: oneLine(m.content, LIMITS.request), rank });
+      model.requests.push({ text: requestLine(m.content, LIMITS.request), rank });
       // What the harness wrote awaits no answer of its own (a setup message, a notification).
       if (!toHarness(m.content)) lastUser = i;
     } else if (m.role === 'assistant') {
@@ -491,7 +510,7 @@ function absorbMessages(
   // What the unanswered request already shows (a to-do line within it is not listed again).
   let unanswered = '';
   if (lastUser > lastAssistantText && lastUser >= 0) {
-    const text = oneLine(`Unanswered: ${messages[lastUser].content}`, LIMITS.pending);
+    const text = `Unanswered: ${requestLine(messages[lastUser].content, LIMITS.pending - 12)}`;
     model.pending.push({ text, rank: pendingRank + p++ });
     unanswered = text.replace(/…$/, '');
   }
@@ -752,7 +771,11 @@ const HARNESS_MESSAGE =
   /^<[a-z][a-z0-9]*(?:-[a-z0-9]+)*>|^This is the [\w .-]{1,40}\. We are setting up the context for our chat\./;
 /** A bare slash command (`/mode`, `/theme`, `/`): typed to the harness, not a request to the agent. */
 const BARE_COMMAND = /^\/[\w:-]*$/;
-const toHarness = (text: string): boolean => HARNESS_MESSAGE.test(text) || BARE_COMMAND.test(text);
+/** What a person wrote, and what the harness wrote into their message around it (a message of reminders only is the harness's). */
+const toHarness = (text: string): boolean => {
+  const own = withoutReminders(text).trim();
+  return own === '' || HARNESS_MESSAGE.test(own) || BARE_COMMAND.test(own);
+};
 
 /**
  * Every user message counts (repeats included), newest first — but the first one, usually the task, right after the
