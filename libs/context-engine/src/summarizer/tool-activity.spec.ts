@@ -95,6 +95,8 @@ describe('commandHead: the line a command is known by', () => {
     expect(commandHead("cat > /tmp/fix.py << 'EOF'\nimport re\nEOF")).toBe("cat > /tmp/fix.py << 'EOF'");
     expect(commandHead('edit 5:5\n    x = 1\nend_of_edit')).toBe('edit 5:5');
     expect(commandHead('npm test')).toBe('npm test');
+    // Only a script's first lines are read: 100,000 lines of comments and cd's are no more work than 400.
+    expect(commandHead(`${'# step\ncd /repo\n'.repeat(50_000)}npm test`)).toBe('# step; cd /repo');
   });
 
   it('a wait or a directory change before a command is not part of it', () => {

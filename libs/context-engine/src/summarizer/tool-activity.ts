@@ -192,15 +192,26 @@ function* commandLines(command: string): Generator<string> {
  * rest is the file's content. Without it six different `python3 -c "` scripts were one command run six times.
  */
 export function commandHead(command: string): string {
-  let lines = command.split('\n');
-  if (lines.length === 1) return command;
+  if (!command.includes('\n')) return command;
+  // (Only its first lines can matter: a long script is not split whole.)
+  const lines = command.split('\n', HEAD_SCAN_LINES);
   // A script that starts by changing directory, or with a comment: the comment and its first command.
-  while (lines.length > 1 && (CD_ONLY.test(lines[0]!) || lines[0]!.trim() === '')) lines = lines.slice(1);
-  if (/^\s*#/.test(lines[0]!)) {
-    const next = lines.findIndex((l) => l.trim() !== '' && !/^\s*#/.test(l));
-    if (next < 0) return lines[0]!.trim();
-    return `${lines[0]!.trim()}; ${commandHead(lines.slice(next).join('\n'))}`;
+  let at = 0;
+  let comment: string | undefined;
+  for (; at < lines.length - 1; at++) {
+    const line = lines[at]!;
+    if (line.trim() === '' || CD_ONLY.test(line)) continue;
+    if (!/^\s*#/.test(line)) break;
+    comment ??= line.trim();
   }
+  const rest = lines.slice(at);
+  if (/^\s*#/.test(rest[0]!)) return comment ?? rest[0]!.trim();
+  const head = headOf(rest);
+  return comment === undefined ? head : `${comment}; ${head}`;
+}
+
+/** A command's first line and what it leaves open (`commandHead`). */
+function headOf(lines: readonly string[]): string {
   const first = lines[0]!;
   if (lines.length === 1 || RANGE_EDIT.test(first.trim())) return first;
   const heredoc = HEREDOC.exec(first);
@@ -231,6 +242,7 @@ const CD_ONLY = /^\s*cd\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s*;?\s*$/;
 /** Programs that run the script a heredoc gives them (`python3 - <<'EOF'`, `psql <<SQL`). */
 const INTERPRETER = /^(?:python\d*(?:\.\d+)?|node|ruby|perl|bash|sh|zsh|psql|mysql|sqlite3|php|Rscript)$/;
 const HEAD_LINES = 12;
+const HEAD_SCAN_LINES = 400;
 const HEAD_CHARS = 200;
 
 const joinLines = (first: string, body: readonly string[], sep: string): string => {
