@@ -144,8 +144,19 @@ function requestLine(content: string, max: number): string {
 }
 
 /** A message without the reminders a harness puts into a person's message (Claude Code's, OpenCode's). */
-const withoutReminders = (text: string): string =>
-  text.includes('<system-reminder>') ? text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, ' ') : text;
+function withoutReminders(text: string): string {
+  const [open, close] = ['<system-reminder>', '</system-reminder>'];
+  if (!text.includes(open)) return text;
+  let out = '';
+  let at = 0;
+  for (let from = text.indexOf(open); from >= 0; from = text.indexOf(open, at)) {
+    const to = text.indexOf(close, from);
+    if (to < 0) break;
+    out += `${text.slice(at, from)} `;
+    at = to + close.length;
+  }
+  return out + text.slice(at);
+}
 
 export function messageChars(m: ChatMessage): number {
   let n = m.content.length;

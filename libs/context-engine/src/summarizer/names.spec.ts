@@ -139,6 +139,10 @@ describe('Windows paths (an agent on Windows: OpenCode, Cline, Claude Code)', ()
     expect(filesNamedIn('at Object.<anonymous> (C:\\work\\app\\src\\index.ts:40:3)')).toEqual([
       'C:\\work\\app\\src\\index.ts',
     ]);
+    // A path printed JSON-escaped is one path; a long run of backslash-separated names is read once, not from
+    // every backslash in it (quadratic).
+    expect(filesNamedIn('{"file": "D:\\\\Projects\\\\hub\\\\a.ts"}')).toEqual(['D:\\\\Projects\\\\hub\\\\a.ts']);
+    expect(filesNamedIn(`${'seg\\'.repeat(5000)}end`)).toEqual([]);
     // An escape in a pattern is no path.
     expect(filesNamedIn('grep -E "foo\\.bar" and "\\n"')).toEqual([]);
   });

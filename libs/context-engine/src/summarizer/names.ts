@@ -171,7 +171,7 @@ function wholeLines(text: string): string {
 }
 
 const NAMED_FILE =
-  /(?<![\w@./-])(?:[A-Za-z]:[\\/])?(?:[\w@.-]+[\\/])*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|proto)(?![\w/\\])/g;
+  /(?<![\w@./\\-])(?:[A-Za-z]:(?:\\{1,2}|\/))?(?:[\w@.-]+(?:\\{1,2}|\/))*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|proto)(?![\w/\\])/g;
 /**
  * A line that points at a place in a file (`src/a.ts:12:5`, `a.ts(12,5)`, `File "a.py", line 12`) or says what
  * failed.
