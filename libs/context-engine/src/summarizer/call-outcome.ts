@@ -194,8 +194,9 @@ const clipLine = (s: string, max: number): string => {
  * introduced new syntax error(s): E999 IndentationError: unexpected indent`); else `errorLine` itself.
  */
 export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
-  // Only the exit status tells: the line the command printed last says what failed (`make: *** [all] Error 2`).
-  if (BARE_EXIT.test(errorLine))
+  // Only the exit status tells (the error line is the status itself, as errorLineOf gives it): the line the command
+  // printed last says what failed (`make: *** [all] Error 2`).
+  if (EXIT_LINE.exec(errorLine)?.[0] === errorLine.trim())
     return (
       outputLines(unwrappedResult(result).content)
         .reverse()
@@ -244,9 +245,6 @@ function reasonUnder(lines: readonly string[], head: string): string | undefined
   return at < 0 ? undefined : /^\s*→ (.+)$/.exec(lines[at + 1] ?? '')?.[1]?.trim();
 }
 
-/** A line that is only an exit status (`Exit code 1`, `[Command finished with exit code 1]`, `exit code: 2`). */
-const BARE_EXIT =
-  /^\s*\[?(?:(?:the )?(?:command|process) (?:finished|exited|completed) with (?:exit )?(?:code|status)|exit (?:code|status))[:\s]+[1-9]\d*\.?\]?\s*$/i;
 const EXCEPTION_LINE = /^\s*[\w.]*(?:Error|Exception)\b/;
 /**
  * A test runner's verdict that does not say how a test failed: jest's `FAIL src/a.test.ts`, Go's closing `FAIL` and
@@ -309,16 +307,8 @@ export function callOutcome(
   const error = errorLine === undefined ? undefined : tellingErrorLine(result, errorLine);
   if (error !== undefined) {
     const exit = exitCodeOf(lines);
-    if (exit && error === exit.line) {
-      // Only the exit status tells: the line before it says what failed ("make: *** [all] Error 2").
-      const before = outputLines(result.content)
-        .reverse()
-        .find((l) => !EXIT_LINE.test(l));
-      return {
-        ok: false,
-        text: `exit ${exit.code}${before ? `: ${clipLine(before, 140)}` : ''}${tests ? ` (tests ${tests})` : ''}`,
-      };
-    }
+    // Nothing but the exit status (tellingErrorLine gives the line the command printed last when there is one).
+    if (exit && error === exit.line) return { ok: false, text: `exit ${exit.code}${tests ? ` (tests ${tests})` : ''}` };
     const head = exit && !error.includes(exit.line) ? `exit ${exit.code}: ` : 'error: ';
     return { ok: false, text: `${head}${clipLine(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
   }
