@@ -83,7 +83,7 @@ const looksLikePath = (s: string): boolean =>
  * A Windows path (agents on Windows: `D:\Projects\app\src\a.ts`, `C:/work/a.md`), from a drive, or relative with
  * backslashes and a file's extension (`server\src\a.ts`; not an escape in a pattern, `a\.b`).
  */
-export const isWindowsPath = (s: string): boolean =>
+const isWindowsPath = (s: string): boolean =>
   /^[A-Za-z]:[\\/]/.test(s)
     ? /^[A-Za-z]:(?:[\\/][\w@~.+-]+)+[\\/]?$/.test(s)
     : /^[\w@~+-][\w@~.+-]*(?:\\[\w@~+-][\w@~.+-]*)+\.[A-Za-z]\w{0,9}$/.test(s);
