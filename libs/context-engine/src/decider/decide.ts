@@ -86,8 +86,23 @@ function requestId(state: SessionState, from: number, to: number): string {
     .slice(0, 24);
 }
 
-/** Stages 6 and 7 (and split-turn down to one pair as the very last resort), while over `limit`. */
+/** Rounds of the fallback at most, while it still makes progress over the budget (one or two in practice). */
+const FALLBACK_ROUNDS = 4;
+
+/**
+ * Stages 6 and 7 (and split-turn down to one pair as the very last resort), while over `limit`; again while still
+ * over the budget and the round before made a block, since each can open room for another (a note squeezed to its
+ * marker lets keep-within-budget take the messages around it): invariant 1 holds only if no stage can do more.
+ */
 function cheapFallback(state: SessionState, pass: Pass, target: number, limit: number): void {
+  for (let round = 0; round < FALLBACK_ROUNDS; round++) {
+    const made = pass.blocks.length;
+    fallbackRound(state, pass, target, limit);
+    if (pass.blocks.length === made || !over(state, pass, state.budget.historyBudget)) return;
+  }
+}
+
+function fallbackRound(state: SessionState, pass: Pass, target: number, limit: number): void {
   if (state.policy.stages.slidingWindow && over(state, pass, limit)) step(state, pass, target, (c) => slidingWindow(c));
   if (over(state, pass, limit)) step(state, pass, target, keepWithinBudget);
   if (over(state, pass, state.budget.historyBudget)) step(state, pass, target, (c) => splitTurn(c, 1, true));

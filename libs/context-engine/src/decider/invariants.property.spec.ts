@@ -17,6 +17,7 @@ import {
   stepViolations,
   type StepStart,
 } from '.';
+import found from './invariants.found.json';
 
 interface CallSpec {
   /** `launch`: a shell command left running in the background (`cmd & echo $!`), its PID first in the result. */
@@ -241,13 +242,24 @@ export function simulate(spec: SessionSpec, check: boolean): Replay {
   return r;
 }
 
+/**
+ * A failing session shrinks slowly (each candidate is a whole session checked at every step): after this long the
+ * failure is reported with the counterexample shrunk so far, instead of holding the suite for many minutes.
+ * A run that passes takes seconds; one interrupted before any failure passes with the runs it made.
+ */
+const TIME_LIMIT_MS = 90_000;
+
 describe('engine invariants over generated agent sessions', () => {
+  it('hold on the sessions the property once found breaking them', () => {
+    for (const spec of found.sessions as SessionSpec[]) simulate(spec, true);
+  });
+
   it('hold at every append + decide (1-4, 6, incremental totals)', () => {
     fc.assert(
       fc.property(arbSession, (spec) => {
         simulate(spec, true);
       }),
-      { numRuns: 120 },
+      { numRuns: 120, interruptAfterTimeLimit: TIME_LIMIT_MS },
     );
   });
 
@@ -267,7 +279,7 @@ describe('engine invariants over generated agent sessions', () => {
         );
         expect(effectiveHistory(twice)).toEqual(effectiveHistory(a.state));
       }),
-      { numRuns: 60 },
+      { numRuns: 60, interruptAfterTimeLimit: TIME_LIMIT_MS },
     );
   });
 });

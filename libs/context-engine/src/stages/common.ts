@@ -32,19 +32,31 @@ export interface StageContext {
 export const viewTokens = (entries: readonly EffectiveEntry[], counter: TokenCounter): number =>
   entries.length === 0 ? 0 : entries.reduce((s, e) => s + e.tokens, counter.perConversation);
 
-export function blockId(sessionId: string, stage: Stage, edits: readonly { from: number; to: number }[]): string {
+/**
+ * A block's id, from its stage and its edits' ranges: the same block computed again (a redelivery, a replay, a
+ * stage redoing its own ranges) has the same id and is no new block. `pass` names a second pass of a stage that
+ * may redo the ranges of the stage's first (the last resort cutting truncated results harder): its blocks have
+ * ids of their own.
+ */
+export function blockId(
+  sessionId: string,
+  stage: Stage,
+  edits: readonly { from: number; to: number }[],
+  pass?: string,
+): string {
   const ranges = [...edits]
     .sort((a, b) => a.from - b.from)
     .map((e) => `${e.from}-${e.to}`)
     .join(',');
-  return createHash('sha256').update(`${sessionId}\u0000${stage}\u0000${ranges}`).digest('hex').slice(0, 24);
+  const kind = pass === undefined ? stage : `${stage}\u0000${pass}`;
+  return createHash('sha256').update(`${sessionId}\u0000${kind}\u0000${ranges}`).digest('hex').slice(0, 24);
 }
 
 /**
  * Build a block from edits over the view; null when it would not shrink the history (never-grows guard)
  * or was reverted before. `tokensBefore` counts the view entries the edits cover.
  */
-export function makeBlock(ctx: StageContext, stage: Stage, edits: BlockEdit[]): CompactionBlock | null {
+export function makeBlock(ctx: StageContext, stage: Stage, edits: BlockEdit[], pass?: string): CompactionBlock | null {
   const kept = ctx.suppressedEdits?.size ? edits.filter((e) => !ctx.suppressedEdits!.has(editKey(stage, e))) : edits;
   if (kept.length === 0) return null;
   const sorted = [...kept].sort((a, b) => a.from - b.from);
@@ -58,7 +70,7 @@ export function makeBlock(ctx: StageContext, stage: Stage, edits: BlockEdit[]): 
   let after = 0;
   for (const e of sorted) for (const m of e.replacement) after += ctx.counter.message(m);
   if (after >= before) return null;
-  const id = blockId(ctx.sessionId, stage, sorted);
+  const id = blockId(ctx.sessionId, stage, sorted, pass);
   if (ctx.suppressedIds?.has(id) || ctx.activeIds?.includes(id)) return null;
   return {
     id,

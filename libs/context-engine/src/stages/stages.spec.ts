@@ -92,6 +92,34 @@ describe('stage 1: truncate huge tool outputs', () => {
     expect(out[4]!.content.endsWith('\nValueError: the size must be positive')).toBe(true);
     expect(out[4]!.content).not.toContain('what failed');
   });
+
+  it('the last resort cutting the results of an active truncate block again, and harder, is a block of its own', () => {
+    // Found by the invariants property (an auto compaction stopped over budget where a manual one went on): the
+    // last resort's block over exactly the ranges of the active one had its id, so it was taken for it and dropped.
+    const rows = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} row ${i} value`).join('\n');
+    const msgs = [
+      user('read both'),
+      calls('', toolCall('c1', 'bash', { command: 'cat a.log' }), toolCall('c2', 'bash', { command: 'cat b.log' })),
+      result('c1', rows(6000, 'a'), 'bash'),
+      result('c2', rows(6000, 'b'), 'bash'),
+      assistant('read'),
+      user('go on'),
+      assistant('done'),
+    ];
+    const ctx = stageContext(msgs, 20_000);
+    const first = truncateToolOutputs(ctx)!;
+    expect(positions(first)).toEqual([2, 3]);
+    const later = withEntries(
+      { ...ctx, activeIds: [first.id] },
+      applyBlockToEntries(ctx.entries, first, (m) => ctx.counter.message(m)),
+    );
+    const harder = truncateToolOutputs(later, true);
+    expect(positions(harder)).toEqual([2, 3]);
+    expect(harder!.id).not.toBe(first.id);
+    expect(harder!.tokensAfter).toBeLessThan(first.tokensAfter);
+    // The same block computed again keeps its id (a redelivery is still recognised).
+    expect(truncateToolOutputs(later, true)!.id).toBe(harder!.id);
+  });
 });
 
 describe('stage 2: prune old tool outputs (SCENARIOS #6, #7)', () => {

@@ -69,7 +69,7 @@ function truncateEverything(ctx: StageContext): CompactionBlock | null {
     if (counter.message(replacement) >= e.tokens) return;
     edits.push({ from: e.from, to: e.to, replacement: [replacement] });
   });
-  return makeBlock(ctx, 'truncate', edits);
+  return makeBlock(ctx, 'truncate', edits, 'last-resort');
 }
 
 /** Assistant messages after a result read for what the agent took from it: its reaction to the result. */
