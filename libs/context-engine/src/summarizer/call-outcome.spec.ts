@@ -278,6 +278,55 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('bash', { command }), result(output))).toEqual({ ok: false, text });
   });
 
+  it("a build's closing verdict is not what failed: the coded error line before it is (MSBuild, in Gemini CLI's frame)", () => {
+    const build = (error: string) =>
+      result(
+        [
+          'Command: dotnet build',
+          'Directory: (root)',
+          'Output: Restore complete (0.6s)',
+          '  A.Core succeeded (1.2s) → A.Core\\bin\\Debug\\net8.0\\A.Core.dll',
+          '  A.App failed with 1 error(s) (0.9s)',
+          `    C:\\Repos\\A\\A.App\\Program.cs(12,9): ${error}`,
+          '',
+          'Build failed with 1 error(s) in 3.1s',
+          'Error: (none)',
+          'Exit Code: 1',
+          'Signal: (none)',
+        ].join('\n'),
+      );
+    const dotnet = call('run_shell_command', { command: 'dotnet build' });
+    expect(outcomeOf(dotnet, build("error CS1061: 'IServiceCollection' has no 'AddSingleton'"))).toEqual({
+      ok: false,
+      text: "exit 1: C:\\Repos\\A\\A.App\\Program.cs(12,9): error CS1061: 'IServiceCollection' has no 'AddSingleton'",
+    });
+    // Two builds failing on two errors read as two failures, not as one verdict twice.
+    expect(outcomeOf(dotnet, build('error NUnit1032: The field _writer should be disposed')).text).toContain(
+      'error NUnit1032: The field _writer should be disposed',
+    );
+    // A verdict with nothing before it is still the failure.
+    expect(outcomeOf(call('bash', { command: './gradlew build' }), result('BUILD FAILED in 3s'))).toEqual({
+      ok: false,
+      text: 'error: BUILD FAILED in 3s',
+    });
+  });
+
+  it('reads the counts of dotnet test, old and new loggers', () => {
+    const dotnet = call('run_shell_command', { command: 'dotnet test' });
+    expect(
+      outcomeOf(
+        dotnet,
+        result('Test summary: total: 3, failed: 0, succeeded: 3, skipped: 0, duration: 1.2s\nBuild succeeded in 5.1s'),
+      ),
+    ).toEqual({ ok: true, text: 'tests 0 failed, 3 passed, 0 skipped' });
+    const failed = outcomeOf(
+      dotnet,
+      result('Failed!  - Failed:     1, Passed:     2, Skipped:     0, Total:     3, Duration: 45 ms - A.Tests.dll'),
+    );
+    expect(failed.ok).toBe(false);
+    expect(failed.text).toContain('(tests 1 failed, 2 passed, 0 skipped)');
+  });
+
   it('the same tools succeeding are no failure', () => {
     expect(
       outcomeOf(call('bash', { command: './gradlew build' }), result('> Task :compileJava\nBUILD SUCCESSFUL in 3s')).ok,

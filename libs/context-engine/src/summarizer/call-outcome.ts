@@ -17,7 +17,7 @@ import { parseArguments, type ToolActivity } from './tool-activity';
  * the kernel `Killed`; Claude Code's `<tool_use_error>` wrapper.
  */
 const ERROR_LINE =
-  /^\s*(?:error|fatal|panic)\b|:\d+(?::\d+)?: (?:fatal )?error:|^\s*\S+\.go:\d+:\d+: \S|\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]|^CONFLICT \(|\bAutomatic merge failed\b|^curl: \(\d+\)|^\s*Killed\s*$|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror TS\d+|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b|^\s*<tool_use_error>/i;
+  /^\s*(?:error|fatal|panic)\b|:\d+(?::\d+)?: (?:fatal )?error:|^\s*\S+\.go:\d+:\d+: \S|\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]|^CONFLICT \(|\bAutomatic merge failed\b|^curl: \(\d+\)|^\s*Killed\s*$|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror [A-Z][A-Za-z]{0,11}\d{2,6}\b|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b|^\s*<tool_use_error>/i;
 /**
  * A warning, not a failure, whatever words follow (pwntools' `Warning: _curses.error: setupterm: could not find
  * terminfo database` before every run in a container; `warning: unused variable`; `UserWarning: …`).
@@ -28,8 +28,13 @@ const WARNING_LINE = /^\s*(?:[\w.]*Warning|WARN(?:ING)?)\b/i;
  * 0.0s`, `Command was cancelled by user`): it did not finish, whatever it printed before.
  */
 const STOPPED_LINE = /^\s*Command (?:was )?(?:aborted|cancell?ed|killed|interrupted|timed out)\b/i;
-/** A package manager's report that a script it ran failed (`npm error Lifecycle script "check" failed`, …). */
-const WRAPPER_LINE = /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE)/;
+/**
+ * A closing line that only says that something failed: a package manager's report that a script it ran failed (`npm
+ * error Lifecycle script "check" failed`, …), a build's verdict (Gradle's `BUILD FAILED in 3s`, MSBuild's `Build
+ * failed with 1 error(s) and 1 warning(s) in 10.4s`, tsc's `Found 3 errors`). What failed is earlier in the output.
+ */
+const WRAPPER_LINE =
+  /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b)|\bBUILD FAIL(?:ED|URE)\b/i;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
 /** git's line for a commit it made: `[main 1a2b3c4] Fix the parser`, `[main (root-commit) 1a2b3c4] Init`. */
 const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*$/m;
@@ -167,9 +172,21 @@ const TEST_COUNTS: readonly RegExp[] = [
   /^\s*(\d+ passed, \d+ failed(?:, \d+ skipped)?)\s*$/m,
 ];
 
+/**
+ * `dotnet test`: `Test summary: total: 3, failed: 1, succeeded: 2, skipped: 0, duration: 1.2s` (.NET 8's terminal
+ * logger), `Failed!  - Failed:     1, Passed:     2, Skipped:     0, Total:     3, Duration: 45 ms - A.Tests.dll`.
+ */
+const DOTNET_COUNTS =
+  /^\s*(?:Test summary: total: \d+, failed: (\d+), succeeded: (\d+), skipped: (\d+)|(?:Passed|Failed)!\s+-\s+Failed:\s+(\d+), Passed:\s+(\d+), Skipped:\s+(\d+))/m;
+
 /** "2 failed, 10 passed" from a test runner's closing lines, if the output has them. */
 export function testCountsOf(text: string): string | undefined {
   const tail = text.length > 4000 ? text.slice(-4000) : text;
+  const dotnet = DOTNET_COUNTS.exec(tail);
+  if (dotnet) {
+    const [failed, passed, skipped] = dotnet[1] !== undefined ? dotnet.slice(1, 4) : dotnet.slice(4, 7);
+    return `${failed} failed, ${passed} passed, ${skipped} skipped`;
+  }
   for (const re of TEST_COUNTS) {
     const m = re.exec(tail);
     if (m)

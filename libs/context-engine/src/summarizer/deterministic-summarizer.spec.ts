@@ -51,6 +51,36 @@ function session(): ChatMessage[] {
 }
 
 describe('summarizeDeterministic', () => {
+  it('on Windows, a file read by its relative path and edited by its absolute one is one file', () => {
+    // Gemini CLI's `replace` and `write_file` take absolute paths, its `read_file` relative ones too.
+    const readService = call('read_file', { file_path: 'App/SpotifyService.cs' });
+    const editService = call('replace', {
+      file_path: 'C:\\Repos\\A\\App\\SpotifyService.cs',
+      old_string: 'Paginate(page)',
+      new_string: 'Paginate(page, token)',
+    });
+    const readProgram = call('read_file', { file_path: 'App\\Program.cs' });
+    const writeProgram = call('write_file', { file_path: 'C:\\Repos\\A\\App\\Program.cs', content: 'var x = 1;' });
+    const { sections } = summarizeDeterministic({
+      messages: [
+        ask('Pass a cancellation token through the service.'),
+        say('', readService),
+        answer(readService, 'public class SpotifyService {}'),
+        say('', editService),
+        answer(editService, 'Successfully modified file: C:\\Repos\\A\\App\\SpotifyService.cs (1 replacements).'),
+        say('', readProgram),
+        answer(readProgram, 'var builder = Host.CreateApplicationBuilder(args);'),
+        say('', writeProgram),
+        answer(writeProgram, 'Successfully overwrote file: C:\\Repos\\A\\App\\Program.cs.'),
+      ],
+      maxChars: 4000,
+    });
+    expect(sections.filesTouched).toEqual([
+      'C:\\Repos\\A\\App\\Program.cs (write, read)',
+      'C:\\Repos\\A\\App\\SpotifyService.cs (edit, read)',
+    ]);
+  });
+
   it('produces the fixed sections in order, with what happened in each', () => {
     const { text, sections, notSmaller } = summarizeDeterministic({ messages: session(), maxChars: 4000 });
     expect(text.startsWith(SUMMARY_TITLE)).toBe(true);

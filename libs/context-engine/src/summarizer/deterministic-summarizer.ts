@@ -757,13 +757,21 @@ function renameFile(files: Map<string, FileEntry>, from: string, to: string): vo
   files.delete(from);
 }
 
-/** `src/a.ts` and `/repo/src/a.ts` are one file when exactly one absolute path ends with the relative one. */
+/** An absolute path: `/repo/a.ts`, or on Windows `C:\repo\a.ts` (`C:/repo/a.ts`). */
+const ABSOLUTE_PATH = /^(?:\/|[A-Za-z]:[\\/])/;
+/** A path with `/` between its parts (Windows' `\` too), for comparing one with another. */
+const slashed = (path: string): string => path.replace(/\\/g, '/');
+
+/**
+ * `src/a.ts` and `/repo/src/a.ts` are one file when exactly one absolute path ends with the relative one (on Windows,
+ * `src\a.ts` or `src/a.ts` and `C:\repo\src\a.ts`: an agent's tools may take either).
+ */
 function mergeRelativeIntoAbsolute(files: Map<string, FileEntry>): void {
-  const absolute = [...files.keys()].filter((p) => p.startsWith('/'));
+  const absolute = [...files.keys()].filter((p) => ABSOLUTE_PATH.test(p));
   for (const [path, entry] of [...files]) {
-    if (path.startsWith('/')) continue;
-    const rel = path.replace(/^\.\//, '');
-    const matches = absolute.filter((a) => a.endsWith(`/${rel}`));
+    if (ABSOLUTE_PATH.test(path)) continue;
+    const rel = slashed(path).replace(/^\.\//, '');
+    const matches = absolute.filter((a) => slashed(a).endsWith(`/${rel}`));
     if (matches.length !== 1) continue;
     const target = files.get(matches[0]);
     if (!target) continue;
