@@ -81,6 +81,30 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it('a file a command deleted is a file touched (deleted), listed with the changed ones', () => {
+    const del = call('run_shell_command', { command: 'del App\\Class1.cs' });
+    const rm = call('bash', { command: 'git rm -q docs/old.md && rm -f /tmp/scratch.py' });
+    const read = call('read_file', { file_path: 'App/Program.cs' });
+    const { sections } = summarizeDeterministic({
+      messages: [
+        ask('Remove the template files.'),
+        say('', read),
+        answer(read, 'var x = 1;'),
+        say('', del),
+        answer(del, 'Command: del App\\Class1.cs\nOutput: (empty)\nExit Code: 0'),
+        say('', rm),
+        answer(rm, "rm 'docs/old.md'"),
+      ],
+      maxChars: 4000,
+    });
+    expect(sections.filesTouched).toEqual([
+      '/tmp/scratch.py (delete)',
+      'docs/old.md (delete)',
+      'App\\Class1.cs (delete)',
+      'App/Program.cs (read)',
+    ]);
+  });
+
   it('produces the fixed sections in order, with what happened in each', () => {
     const { text, sections, notSmaller } = summarizeDeterministic({ messages: session(), maxChars: 4000 });
     expect(text.startsWith(SUMMARY_TITLE)).toBe(true);

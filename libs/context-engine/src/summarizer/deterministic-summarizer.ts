@@ -618,7 +618,7 @@ function dropStalePending(
 // ---------------------------------------------------------------------------------------------------
 // Fitting the model into the budget
 
-const ACTION_ORDER = ['write', 'edit', 'read'];
+const ACTION_ORDER = ['write', 'edit', 'delete', 'read'];
 function formatFile(f: FileEntry): string {
   const actions = [...f.counts.entries()].sort(([a], [b]) => {
     const ia = ACTION_ORDER.indexOf(a);
@@ -672,7 +672,7 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   dropSeenFragments(model.files);
   // Changed files first, then the ones opened, then the ones only seen in a listing or a search.
   const writes = (f: FileEntry) =>
-    f.counts.has('write') || f.counts.has('edit') ? 0 : f.counts.size === 1 && f.counts.has(SEEN) ? 2 : 1;
+    [...f.counts.keys()].some(isChange) ? 0 : f.counts.size === 1 && f.counts.has(SEEN) ? 2 : 1;
   const total = (f: FileEntry) => [...f.counts.entries()].reduce((a, [k, n]) => a + (k === SEEN ? 0 : n), 0);
   const files = [...model.files.values()].sort(
     (a, b) => writes(a) - writes(b) || total(b) - total(a) || b.rank - a.rank || (a.path < b.path ? -1 : 1),

@@ -26,8 +26,8 @@ export interface ToolActivity {
 /** read, edit or write; for other tools that name a file (find_file, grep …) the tool's name. */
 export type FileAction = string;
 
-/** An action that changes its file (an edit or a write), not one that reads or searches it. */
-export const isChange = (action: FileAction): boolean => action === 'edit' || action === 'write';
+/** An action that changes its file (an edit, a write, a deletion), not one that reads or searches it. */
+export const isChange = (action: FileAction): boolean => action === 'edit' || action === 'write' || action === 'delete';
 
 const PATH_KEYS = [
   'path',
@@ -91,6 +91,10 @@ const isWindowsPath = (s: string): boolean =>
 const READ_VERBS = new Set(['cat', 'head', 'tail', 'less', 'more', 'nl', 'open', 'bat', 'view']);
 const EDIT_VERBS = new Set(['vim', 'vi', 'nano', 'emacs', 'code', 'edit']);
 const WRITE_VERBS = new Set(['create', 'touch']);
+/** Commands that delete the files they name (`rm`, `git rm`, Windows' `del`, PowerShell's `Remove-Item`). */
+const DELETE_VERBS = new Set(['rm', 'unlink', 'del', 'erase', 'Remove-Item', 'ri']);
+/** A switch of Windows' `del` (`/q`, `/f`), not a file. */
+const CMD_SWITCH = /^\/[A-Za-z]$/;
 /** Flags whose next token is a value, not a file (head -n 20, tail -c 100, sed -e script). */
 const flagTakesValue = (verb: string, flag: string): boolean =>
   verb === 'sed' ? /^-(?:e|f|l)$/.test(flag) : /^-(?:n|c)$/.test(flag);
@@ -152,6 +156,10 @@ export function filesOfShellCommand(
         for (const p of operands.filter(looksLikePath)) files.push({ path: resolve(p), action: 'write' });
       } else if (verb === 'edit' && RANGE_EDIT.test(tokens.join(' '))) {
         if (opened) files.push({ path: opened, action: 'edit' });
+      } else if (DELETE_VERBS.has(verb) || (verb === 'git' && operands[0] === 'rm')) {
+        const named = verb === 'git' ? operands.slice(1) : operands;
+        for (const p of named.filter((o) => looksLikePath(o) && !CMD_SWITCH.test(o)))
+          files.push({ path: resolve(p), action: 'delete' });
       } else if (READ_VERBS.has(verb) || EDIT_VERBS.has(verb) || WRITE_VERBS.has(verb)) {
         const action: FileAction = READ_VERBS.has(verb) ? 'read' : EDIT_VERBS.has(verb) ? 'edit' : 'write';
         const paths = (verb === 'open' || verb === 'create' ? operands.slice(0, 1) : operands)
