@@ -184,10 +184,13 @@ const clip = (s: string, max: number): string => {
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(1, max - 1)).trimEnd()}…`;
 };
 
-const DESCRIPTION_KEYS = ['description', 'title', 'name', 'task', 'prompt'] as const;
+const DESCRIPTION_KEYS = ['description', 'title', 'name', 'task', 'objective', 'prompt'] as const;
 
-/** A launching call, short: its command, or what it was told to do (`Task "Poem about Thai green curry"`). */
-function launchLabel(call: ToolCall, activity: ToolActivity): string {
+/**
+ * A call, short (a launch's, a sub-agent's): its command, or what it was told to do (`Task "Poem about Thai green
+ * curry"`).
+ */
+export function launchLabel(call: ToolCall, activity: ToolActivity): string {
   if (activity.command !== undefined) return `${call.name} \`${clip(activity.command, 60)}\``;
   const args = parseArguments(call.arguments) ?? {};
   const what = DESCRIPTION_KEYS.map((k) => args[k]).find((v): v is string => typeof v === 'string' && v.trim() !== '');

@@ -105,6 +105,44 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it("reads a sub-agent's report as the agent's own findings: the files and code it names, what it decided", () => {
+    const explore = call('Task', {
+      description: 'Why the store test fails',
+      prompt: 'Explore',
+      subagent_type: 'Explore',
+    });
+    const report = [
+      'Findings:',
+      '1. Sessions are stored by `SessionStore` in src/store/session-store.ts; there is no TTL index.',
+      '2. The failing test tests/store.spec.ts expects `expiresAt` to be set; `SessionStore.save` never sets it.',
+      'The fix should set `expiresAt` in save and add the index in src/store/indexes.ts.',
+    ].join('\n');
+    const background = call('Task', { description: 'Long audit', prompt: 'Audit', run_in_background: true });
+    const { sections } = summarizeDeterministic({
+      messages: [
+        ask('Find out why the store test fails.'),
+        say('', explore),
+        answer(explore, report),
+        say('', background),
+        answer(background, 'Async agent launched successfully.\nagentId: a9cad17 (docs/audit-notes.md is its output)'),
+      ],
+      maxChars: 4000,
+    });
+    expect(sections.filesTouched).toEqual([
+      'src/store/indexes.ts (seen)',
+      'src/store/session-store.ts (seen)',
+      'tests/store.spec.ts (seen)',
+    ]);
+    expect(sections.codeSymbols).toEqual(expect.arrayContaining(['SessionStore', 'expiresAt', 'SessionStore.save']));
+    expect(sections.decisions).toEqual([
+      'The fix should set `expiresAt` in save and add the index in src/store/indexes.ts.',
+    ]);
+    // The call, with what its report opens with (headings left out); the background one is a launch, not a report.
+    expect(sections.commandsRun).toEqual([
+      '`Task "Why the store test fails"` → ok: Sessions are stored by `SessionStore` in src/store/session-store.ts; there is no TTL index. The failing test tests/store.spec.ts expects `expiresAt` to be set; `SessionStore.save` never sets it. The…',
+    ]);
+  });
+
   it('produces the fixed sections in order, with what happened in each', () => {
     const { text, sections, notSmaller } = summarizeDeterministic({ messages: session(), maxChars: 4000 });
     expect(text.startsWith(SUMMARY_TITLE)).toBe(true);

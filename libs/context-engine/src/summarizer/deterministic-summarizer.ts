@@ -5,6 +5,7 @@ import {
   compactBackgroundLine,
   finishedInLaterNotes,
   isBackgroundLine,
+  launchLabel,
   type Launch,
   openLaunchesOf,
 } from './background';
@@ -90,6 +91,8 @@ const LIMITS = {
   request: 300,
   decision: 200,
   command: 160,
+  /** The opening of a sub-agent's report, in its call's line of Commands run. */
+  report: 200,
   earlierOutcome: 80,
   errorLine: 160,
   pending: 200,
@@ -407,7 +410,7 @@ function absorbMessages(
   activities: ReadonlyMap<ToolCall, ToolActivity>,
 ): void {
   const resolved = resolveToolResultCallIds(messages);
-  const calls = new Map<string, { activity: ToolActivity; index: number; name: string; rank: number }>();
+  const calls = new Map<string, { call: ToolCall; activity: ToolActivity; index: number; rank: number }>();
   const answered = new Set<string>();
   let lastUser = -1;
   let lastAssistantText = -1;
@@ -432,7 +435,7 @@ function absorbMessages(
         const program = activity.command?.match(/^\S+/)?.[0];
         if (program) model.toolWords.add(program);
         for (const name of namesOfCall(call, activity)) addSymbol(model, name, rank);
-        calls.set(call.id, { activity, index: i, name: call.name, rank });
+        calls.set(call.id, { call, activity, index: i, rank });
         // A change is recorded with its result (a failed one did not happen); a read at once.
         for (const f of activity.files) if (!isChange(f.action)) touchFile(model, f.path, f.action, rank);
         if (activity.command !== undefined) addCommand(model, activity.command, rank);
@@ -448,7 +451,7 @@ function absorbMessages(
       // A failed test run whose output has no error line (only its counts tell) failed all the same.
       const line = errorLine ?? (outcome && !outcome.ok ? outcome.text : undefined);
       if (call && first) touchChanges(model, call, line !== undefined && changesAllOrNothing(call.activity));
-      if (call && line === undefined && listsFiles(call.name, call.activity.command, m.content)) {
+      if (call && line === undefined && listsFiles(call.call.name, call.activity.command, m.content)) {
         for (const path of filesInListing(m.content))
           if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
       } else if ((call && !call.activity.files.every((f) => f.action === 'read')) || line !== undefined) {
@@ -458,6 +461,9 @@ function absorbMessages(
         for (const path of named) if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
       }
       if (call) recordAbsolutePaths(model, call.activity, m.content);
+      // A sub-agent's report is the agent's own findings, delegated: read as its text is (and the files it names).
+      if (call && line === undefined && isSubAgentReport(call.call.name, call.activity))
+        absorbReport(model, launchLabel(call.call, call.activity), m.content, rank);
       if (call?.activity.command !== undefined) {
         const entry = model.commands.get(call.activity.command);
         if (entry && outcome) ranAgain(entry, outcome.text, outcome.ok);
@@ -537,6 +543,47 @@ function absorbMessages(
     model.pending.push({ text: t, rank: pendingRank + p++ });
   }
   if (lastAssistantText >= 0) model.state = oneLine(messages[lastAssistantText].content, LIMITS.state);
+}
+
+/**
+ * A sub-agent's tool (Claude Code's and OpenCode's `Task`, Gemini CLI's `codebase_investigator`, …): its result is
+ * the report of the agent it ran, unless it ran in the background (then a handle to collect it later).
+ */
+const SUB_AGENT_TOOL = /^(?:task|agent|dispatch_agent|codebase_investigator|sub_?agent|spawn_agent|delegate_task)$/i;
+const isSubAgentReport = (name: string, activity: ToolActivity): boolean =>
+  SUB_AGENT_TOOL.test(name) && !activity.background;
+
+/**
+ * A report read as the agent's own text: the decisions it states, the code it names, the files it names (seen); and
+ * a line of Commands run for the call with what the report opens with (`` `Task "Why the store test fails"` → ok:
+ * Sessions are stored by SessionStore … ``).
+ */
+function absorbReport(model: Model, label: string, report: string, rank: number): void {
+  decisionsOf(report, LIMITS.decision).forEach((d, j) => model.decisions.push({ text: d, rank: rank + j }));
+  for (const x of report.matchAll(/`([^`\n]{3,80})`/g)) addSymbol(model, x[1]!, rank, true);
+  for (const path of filesNamedIn(report)) if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
+  const gist = reportGist(report);
+  addCommand(model, label, rank, 1, gist ? `ok: ${gist}` : 'ok');
+}
+
+/** A heading of a report (`## Summary`, `**Findings:**`, `Root cause:`), not a finding. */
+const REPORT_HEADING = /^(?:#+\s.*|\*\*[^*]+\*\*:?|[\w ]{1,40}:)$/;
+
+/** What a report opens with: its first lines of prose (not headings, not code), up to LIMITS.report characters. */
+function reportGist(report: string): string {
+  const out: string[] = [];
+  let length = 0;
+  for (const raw of proseOf(report.slice(0, 8_000)).split('\n')) {
+    const line = raw
+      .trim()
+      .replace(/^(?:[-*•>]|\d+[.)])\s+/, '')
+      .trim();
+    if (line === '' || REPORT_HEADING.test(line)) continue;
+    out.push(line);
+    length += line.length + 1;
+    if (length >= LIMITS.report) break;
+  }
+  return oneLine(out.join(' '), LIMITS.report);
 }
 
 /** The changes a call made, at its rank; `failed`: refused as a whole (`failed edit`: the file is as it was). */
