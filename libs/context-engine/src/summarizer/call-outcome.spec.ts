@@ -311,6 +311,35 @@ describe('callOutcome: how a call ended, read from its result', () => {
     });
   });
 
+  it('an exit status that tells more than a failure says so: a timeout, a signal', () => {
+    // Codex's shell result: JSON with the output and its exit code (the harness stopped the server after 60 s).
+    const codex = (code: number, output = '') =>
+      result(JSON.stringify({ output, metadata: { exit_code: code, duration_seconds: 60.1 } }));
+    const server = call('shell', { command: ['node', 'express.js'], timeout: 60000 });
+    expect(outcomeOf(server, codex(143))).toEqual({ ok: false, text: 'exit 143 (terminated: SIGTERM)' });
+    expect(outcomeOf(call('bash', { command: 'timeout 30 node express.js' }), result('Exit code: 124'))).toEqual({
+      ok: false,
+      text: 'exit 124 (timed out)',
+    });
+    expect(tellingErrorLine(result('Exit code: 137'), 'Exit code: 137')).toBe('Exit code: 137 (killed: SIGKILL)');
+    // A status with no such meaning, or a line printed before it, is told as before.
+    expect(outcomeOf(call('bash', { command: 'make' }), result('make: *** [all] Error 2\nExit code: 2'))).toEqual({
+      ok: false,
+      text: 'exit 2: make: *** [all] Error 2',
+    });
+  });
+
+  it('a probe answering "none" with exit 1 did not fail (lsof, pgrep, which, command -v, cmp)', () => {
+    for (const command of ['lsof -i :9000', 'pgrep -f "node server"', 'which rg', 'command -v uv', 'cmp a.bin b.bin'])
+      expect(outcomeOf(call('bash', { command }), result('Exit code: 1'))).toEqual({
+        ok: true,
+        text: 'no match (exit 1)',
+      });
+    // Any other status, or another command, failed.
+    expect(outcomeOf(call('bash', { command: 'lsof -i :9000' }), result('Exit code: 2')).ok).toBe(false);
+    expect(outcomeOf(call('bash', { command: 'curl localhost:9000' }), result('Exit code: 1')).ok).toBe(false);
+  });
+
   it('reads the counts of dotnet test, old and new loggers', () => {
     const dotnet = call('run_shell_command', { command: 'dotnet test' });
     expect(

@@ -38,8 +38,12 @@ const WRAPPER_LINE =
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
 /** git's line for a commit it made: `[main 1a2b3c4] Fix the parser`, `[main (root-commit) 1a2b3c4] Init`. */
 const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*$/m;
-/** Commands for which exit status 1 means "nothing found", not failure. */
-const SEARCH_COMMAND = /^\s*(?:grep|rg|ag|find|diff|test|\[|git diff|git grep)\b/;
+/**
+ * Commands for which exit status 1 means "nothing found" or "no", not failure: searches, comparisons, tests, and
+ * probes of what runs or exists (`lsof -i :9000`, `pgrep node`, `which rg`, `command -v uv`).
+ */
+const SEARCH_COMMAND =
+  /^\s*(?:grep|egrep|fgrep|rg|ag|find|diff|cmp|test|\[|git diff|git grep|lsof|pgrep|pidof|which|command -v|type)\b/;
 
 const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
 
@@ -150,6 +154,18 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
  * `[Command finished with exit code 1]`, Gemini CLI's `Exit Code: 1` before its signal and process lines) or in the
  * first (Codex's `Exit code: 1` above the output).
  */
+/**
+ * What an exit status says beyond a failure: `timeout`'s 124, a signal's 128 + n (a harness's time limit sends
+ * SIGTERM: a server killed after its minute read as crashed).
+ */
+const EXIT_MEANING: Readonly<Record<number, string>> = {
+  124: 'timed out',
+  130: 'interrupted: SIGINT',
+  137: 'killed: SIGKILL',
+  143: 'terminated: SIGTERM',
+};
+const exitWords = (code: number): string => `exit ${code}${EXIT_MEANING[code] ? ` (${EXIT_MEANING[code]})` : ''}`;
+
 function exitCodeOf(lines: readonly string[]): { code: number; line: string } | undefined {
   for (const l of [...lines.slice(-5), ...lines.slice(0, 3)]) {
     const m = EXIT_LINE.exec(l);
@@ -213,13 +229,15 @@ const clipLine = (s: string, max: number): string => {
 export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
   // Only the exit status tells (the error line is the status itself, as errorLineOf gives it): the line the command
   // printed last says what failed (`make: *** [all] Error 2`).
-  if (EXIT_LINE.exec(errorLine)?.[0] === errorLine.trim())
-    return (
-      outputLines(unwrappedResult(result).content)
-        .reverse()
-        .find((l) => !EXIT_LINE.test(l))
-        ?.trim() ?? errorLine
-    );
+  const status = EXIT_LINE.exec(errorLine);
+  if (status?.[0] === errorLine.trim()) {
+    const printed = outputLines(unwrappedResult(result).content)
+      .reverse()
+      .find((l) => !EXIT_LINE.test(l))
+      ?.trim();
+    const meaning = EXIT_MEANING[Number(status[1])];
+    return printed ?? (meaning ? `${errorLine} (${meaning})` : errorLine);
+  }
   const traceback = /Traceback \(most recent call last\)/.test(errorLine);
   const verdict = TEST_VERDICT.test(errorLine);
   const marked = !verdict && MARKED_LINE.test(errorLine);
@@ -325,8 +343,10 @@ export function callOutcome(
   if (error !== undefined) {
     const exit = exitCodeOf(lines);
     // Nothing but the exit status (tellingErrorLine gives the line the command printed last when there is one).
-    if (exit && error === exit.line) return { ok: false, text: `exit ${exit.code}${tests ? ` (tests ${tests})` : ''}` };
-    const head = exit && !error.includes(exit.line) ? `exit ${exit.code}: ` : 'error: ';
+    // (Or the status with what it means: `Exit code: 143 (terminated: SIGTERM)`.)
+    if (exit && (error === exit.line || error.startsWith(`${exit.line} (`)))
+      return { ok: false, text: `${exitWords(exit.code)}${tests ? ` (tests ${tests})` : ''}` };
+    const head = exit && !error.includes(exit.line) ? `${exitWords(exit.code)}: ` : 'error: ';
     return { ok: false, text: `${head}${clipLine(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
   }
   if (tests) return { ok: !TESTS_FAILED.test(tests), text: `tests ${tests}` };

@@ -12,6 +12,19 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     const argv = toolActivity(newCall('shell', { command: ['python', 'reproduce.py'] }), {});
     expect(argv.command).toBe('python reproduce.py');
     expect(toolActivity(newCall('shell', { command: [] }), {}).command).toBeUndefined();
+    // Words a shell would split or read otherwise are quoted, so the command can be run again as it was.
+    const awk = ['awk', '/## Getting Started/,/##/ {print NR,$0}', 'readme.md'];
+    expect(toolActivity(newCall('shell', { command: awk }), {}).command).toBe(
+      "awk '/## Getting Started/,/##/ {print NR,$0}' readme.md",
+    );
+    expect(toolActivity(newCall('shell', { command: ['git', 'commit', '-m', "it's done"] }), {}).command).toBe(
+      "git commit -m 'it'\\''s done'",
+    );
+    // A `&` given as a word is no background job: the call waited for the server (until its time limit).
+    const literal = toolActivity(newCall('shell', { command: ['node', 'express.js', '&'], timeout: 60000 }), {});
+    expect(literal.command).toBe("node express.js '&'");
+    expect(literal.background).toBe(false);
+    expect(toolActivity(newCall('shell', { command: ['bash', '-lc', 'node express.js &'] }), {}).background).toBe(true);
   });
 
   it("takes a patch's files from its headers: an apply_patch argument or heredoc, a unified diff", () => {

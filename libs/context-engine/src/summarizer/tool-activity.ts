@@ -429,7 +429,8 @@ export function labelTargets(label: string): string[] {
 
 /**
  * A command as its text: a string, or an argv array (Codex's `["bash", "-lc", "npm test"]`: the script a shell is
- * given with `-c`/`-lc`, else the words joined).
+ * given with `-c`/`-lc`, else the words as a shell would take them back: `awk '/## Usage/ {print}' README.md`, and
+ * a `&` passed as a word is `'&'`, not a background job).
  */
 function commandText(v: unknown): string | undefined {
   if (typeof v === 'string') return v.trim() === '' ? undefined : v.trim();
@@ -437,9 +438,14 @@ function commandText(v: unknown): string | undefined {
   const words = v as string[];
   const script = words.findIndex((w) => /^-\w*c$/.test(w));
   const text =
-    script > 0 && /(?:^|\/)(?:ba|z|da)?sh$/.test(words[0]!) ? words.slice(script + 1).join(' ') : words.join(' ');
+    script > 0 && /(?:^|\/)(?:ba|z|da)?sh$/.test(words[0]!)
+      ? words.slice(script + 1).join(' ')
+      : words.map(shellWord).join(' ');
   return text.trim() === '' ? undefined : text.trim();
 }
+
+/** One argv word as a shell would read it back: as it is when plain, else in single quotes. */
+const shellWord = (w: string): string => (/^[\w@%+=:,./~-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
 
 const PATCH_HEADER = /^\*\*\* (Add|Update|Delete) File: (.+)$|^\+\+\+ (?:b\/)?(.+?)(?:\t.*)?$/gm;
 
