@@ -143,6 +143,30 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it('a read that failed is no read: the file may not be there', () => {
+    const probe = call('shell', { command: ['cat', '.env', 'package.json'] });
+    const tool = call('Read', { file_path: '/repo/config/local.yaml' });
+    const fine = call('Read', { file_path: '/repo/README.md' });
+    const { sections } = summarizeDeterministic({
+      messages: [
+        ask('Set the project up.'),
+        say('', probe),
+        answer(probe, '{"name": "app"}\ncat: .env: No such file or directory\nExit code: 1'),
+        say('', tool),
+        answer(tool, 'File does not exist.', true),
+        say('', fine),
+        answer(fine, '# App'),
+      ],
+      maxChars: 4000,
+    });
+    expect(sections.filesTouched).toEqual([
+      '/repo/README.md (read)',
+      '/repo/config/local.yaml (failed read)',
+      '.env (failed read)',
+      'package.json (read)',
+    ]);
+  });
+
   it('produces the fixed sections in order, with what happened in each', () => {
     const { text, sections, notSmaller } = summarizeDeterministic({ messages: session(), maxChars: 4000 });
     expect(text.startsWith(SUMMARY_TITLE)).toBe(true);

@@ -451,6 +451,7 @@ function absorbMessages(
       // A failed test run whose output has no error line (only its counts tell) failed all the same.
       const line = errorLine ?? (outcome && !outcome.ok ? outcome.text : undefined);
       if (call && first) touchChanges(model, call, line !== undefined && changesAllOrNothing(call.activity));
+      if (call && first && line !== undefined) failReads(model, call.activity, m.content);
       if (call && line === undefined && listsFiles(call.call.name, call.activity.command, m.content)) {
         for (const path of filesInListing(m.content))
           if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
@@ -584,6 +585,22 @@ function reportGist(report: string): string {
     if (length >= LIMITS.report) break;
   }
   return oneLine(out.join(' '), LIMITS.report);
+}
+
+/**
+ * A read that failed is no read (`cat .env` → `No such file or directory`: the file may not exist): `failed read`.
+ * A file tool's one file; of a command, the files its output names (`cat a.ts b.ts` may fail on one of them).
+ */
+function failReads(model: Model, activity: ToolActivity, output: string): void {
+  for (const f of activity.files) {
+    if (f.action !== 'read' || (activity.command !== undefined && !output.includes(f.path))) continue;
+    const entry = model.files.get(f.path);
+    const reads = entry?.counts.get('read') ?? 0;
+    if (!entry || reads === 0) continue;
+    if (reads === 1) entry.counts.delete('read');
+    else entry.counts.set('read', reads - 1);
+    entry.counts.set('failed read', (entry.counts.get('failed read') ?? 0) + 1);
+  }
 }
 
 /** The changes a call made, at its rank; `failed`: refused as a whole (`failed edit`: the file is as it was). */
