@@ -340,6 +340,49 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('bash', { command: 'curl localhost:9000' }), result('Exit code: 1')).ok).toBe(false);
   });
 
+  it("reads OpenHands' results: its four frame lines are no output, its editor's ERROR: says why on the next line", () => {
+    const frame = [
+      '[The command completed with exit code 0.]',
+      '[Current working directory: /workspace/vuejs__core__0.1]',
+      '[Python interpreter: /openhands/poetry/openhands-ai-5O4_aCHf-py3.12/bin/python]',
+      '[Command finished with exit code 0]',
+    ];
+    const bash = (command: string) => call('execute_bash', { command });
+    expect(outcomeOf(bash('npm run build'), result(['built in 93ms', ...frame].join('\n')))).toEqual({
+      ok: true,
+      text: 'ok: built in 93ms',
+    });
+    // An error the run printed before the frame (exit 0) is no longer hidden by it.
+    const printed = [
+      'Error: On-the-fly template compilation is not supported in the ESM build',
+      '    at compileToFunction (file:///w/server-renderer.mjs:12:9)',
+      ...frame,
+    ];
+    expect(outcomeOf(bash('node repro.mjs'), result(printed.join('\n')))).toEqual({
+      ok: false,
+      text: 'error: Error: On-the-fly template compilation is not supported in the ESM build',
+    });
+    const editor = call('str_replace_editor', { command: 'str_replace', path: '/w/repro.ts' });
+    expect(outcomeOf(editor, result('ERROR:\nParameter `old_str` is required for command: str_replace.'))).toEqual({
+      ok: false,
+      text: 'error: ERROR: Parameter `old_str` is required for command: str_replace.',
+    });
+  });
+
+  it('a search last in a pipeline, or run by xargs, that found nothing did not fail', () => {
+    const finding = (command: string, status: number) =>
+      outcomeOf(call('bash', { command }), result(`[Command finished with exit code ${status}]`));
+    expect(finding('find src -name "*.ts" | grep option', 1)).toEqual({ ok: true, text: 'no match (exit 1)' });
+    expect(finding('find src -name "*.ts" | xargs grep -l "option"', 123)).toEqual({
+      ok: true,
+      text: 'no match (exit 123)',
+    });
+    // 123 of anything else, or 1 of a pipeline ending in something else, failed.
+    expect(finding('find src -name "*.ts" | xargs rm', 123).ok).toBe(false);
+    expect(finding('grep -l option src/a.ts | xargs wc -l', 1).ok).toBe(true); // (grep first: as before)
+    expect(finding('npm test | tail -5', 1).ok).toBe(false);
+  });
+
   it('reads the counts of dotnet test, old and new loggers', () => {
     const dotnet = call('run_shell_command', { command: 'dotnet test' });
     expect(

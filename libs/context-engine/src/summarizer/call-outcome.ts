@@ -44,18 +44,31 @@ const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*$/m;
  */
 const SEARCH_COMMAND =
   /^\s*(?:grep|egrep|fgrep|rg|ag|find|diff|cmp|test|\[|git diff|git grep|lsof|pgrep|pidof|which|command -v|type)\b/;
+/** `xargs` running a search: its 123 is a run of the search that found nothing (or failed). */
+const XARGS_SEARCH = /^\s*xargs\b(?:\s+-\S+)*\s+(?:grep|egrep|fgrep|rg)\b/;
+
+/**
+ * Whether an exit status is a search's or probe's "none": exit 1 of one, first in the command or last in its pipeline
+ * (a pipeline's status is its last command's: `find … | grep x`), or 123 of `… | xargs grep x`.
+ */
+function answersNone(command: string, code: number): boolean {
+  const last = command.split(/\|(?!\|)/).at(-1) ?? command;
+  return code === 1
+    ? SEARCH_COMMAND.test(command) || SEARCH_COMMAND.test(last)
+    : code === 123 && XARGS_SEARCH.test(last);
+}
 
 const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
 
 /**
  * A line a harness frames every command's output with, not output of the command: SWE-agent's `(Open file: …)`,
  * `(Current directory: …)` and `bash-$` prompt, its file window's `(12 more lines below)` and cursor lines,
- * OpenHands' `[The command completed with exit code 0.]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead,
+ * OpenHands' `[The command completed with exit code 0.]`, `[Current working directory: …]` and `[Python interpreter: …]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead,
  * Gemini CLI's `Error: (none)`, `Signal: (none)` (or `0`), `Background PIDs: …` and `Process Group PGID: …` after the
  * output.
  */
 const FRAME_LINE =
-  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:(?: \(empty\))?|Error: \(none\)|Signal: (?:\(none\)|0)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
+  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|\[(?:Current working directory|Python interpreter): [^\]]*\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:(?: \(empty\))?|Error: \(none\)|Signal: (?:\(none\)|0)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
 /** The end-of-command marker of SWE-agent's interactive shells, after a command's last output (exit status 0). */
 const DONE_MARKER = /\/\/\/PROCESS-DONE:0:PROCESS-DONE\/\/\/\s*$/;
 
@@ -121,7 +134,9 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   // (Not the harness's frame: Gemini CLI's `Error: (none)` after every command says nothing failed.)
   const isErrorLine = (l: string): boolean => ERROR_LINE.test(l) && !FRAME_LINE.test(l) && !WARNING_LINE.test(l);
   const pick = (failed = false): string | undefined => {
-    const first = [...lines.slice(0, 5), ...lines.slice(-3)].find(isErrorLine);
+    // The output's own first and last lines: not the lines a harness frames it with (OpenHands' four after each).
+    const own = lines.filter((l) => !FRAME_LINE.test(l));
+    const first = [...own.slice(0, 5), ...own.slice(-3)].find(isErrorLine);
     if (first !== undefined && !WRAPPER_LINE.test(first)) return first;
     if (first === undefined && !failed) return undefined;
     // A package manager's closing lines only say that a script failed, and a workspace run's closing lines may be
@@ -141,10 +156,7 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   if (result.isError) return pick(true) ?? lines[0] ?? '(error)';
   if (readsOnly) return undefined;
   const exit = exitCodeOf(lines);
-  if (
-    exit !== undefined &&
-    !(exit.code === 1 && activity?.command !== undefined && SEARCH_COMMAND.test(activity.command))
-  )
+  if (exit !== undefined && !(activity?.command !== undefined && answersNone(activity.command, exit.code)))
     return pick(true) ?? exit.line;
   return pick();
 }
@@ -255,7 +267,7 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
   const how = verdict ? howTestFailed(lines) : marked ? reasonUnder(lines, head) : listedErrors(lines);
   if (how === undefined || head.includes(how)) return errorLine;
   // (An announcement's first sentence: `Your proposed edit has introduced new syntax error(s).`)
-  return `${listed ? head.replace(/\.\s.*$/, '') : head}: ${how}`;
+  return `${(listed ? head.replace(/\.\s.*$/, '') : head).replace(/:$/, '')}: ${how}`;
 }
 
 /** A header over a list of errors (SWE-agent's linter: `ERRORS:` then `- E999 IndentationError: …` items). */
@@ -268,7 +280,8 @@ function listedErrors(lines: readonly string[]): string | undefined {
     if (!/^\s*- \S/.test(lines[i]!)) break;
     items.push(lines[i]!.replace(/^\s*- /, '').trim());
   }
-  if (items.length === 0) return undefined;
+  // (A header over one message, not a list: OpenHands' editor `ERROR:` then `Parameter \`old_str\` is required …`.)
+  if (items.length === 0) return lines[lines.findIndex((l) => ERRORS_HEADER.test(l)) + 1]?.trim() || undefined;
   return `${items.slice(0, 2).join('; ')}${items.length > 2 ? ` (+${items.length - 2} more)` : ''}`;
 }
 
