@@ -63,9 +63,9 @@ const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) =>
 /**
  * A line a harness frames every command's output with, not output of the command: SWE-agent's `(Open file: …)`,
  * `(Current directory: …)` and `bash-$` prompt, its file window's `(12 more lines below)` and cursor lines,
- * OpenHands' `[The command completed with exit code 0.]`, `[Current working directory: …]` and `[Python interpreter: …]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead,
- * Gemini CLI's `Error: (none)`, `Signal: (none)` (or `0`), `Background PIDs: …` and `Process Group PGID: …` after the
- * output.
+ * OpenHands' `[The command completed with exit code 0.]`, `[Current working directory: …]` and `[Python
+ * interpreter: …]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead, Gemini CLI's `Error: (none)`, `Signal:
+ * (none)` (or `0`), `Background PIDs: …` and `Process Group PGID: …` after the output.
  */
 const FRAME_LINE =
   /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|\[(?:Current working directory|Python interpreter): [^\]]*\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:(?: \(empty\))?|Error: \(none\)|Signal: (?:\(none\)|0)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
@@ -162,11 +162,6 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
 }
 
 /**
- * A non-zero exit status where agents' shells report it: in the last lines (`Command exited with code 2`, OpenHands'
- * `[Command finished with exit code 1]`, Gemini CLI's `Exit Code: 1` before its signal and process lines) or in the
- * first (Codex's `Exit code: 1` above the output).
- */
-/**
  * What an exit status says beyond a failure: `timeout`'s 124, a signal's 128 + n (a harness's time limit sends
  * SIGTERM: a server killed after its minute read as crashed).
  */
@@ -178,6 +173,11 @@ const EXIT_MEANING: Readonly<Record<number, string>> = {
 };
 const exitWords = (code: number): string => `exit ${code}${EXIT_MEANING[code] ? ` (${EXIT_MEANING[code]})` : ''}`;
 
+/**
+ * A non-zero exit status where agents' shells report it: in the last lines (`Command exited with code 2`, OpenHands'
+ * `[Command finished with exit code 1]`, Gemini CLI's `Exit Code: 1` before its signal and process lines) or in the
+ * first (Codex's `Exit code: 1` above the output).
+ */
 function exitCodeOf(lines: readonly string[]): { code: number; line: string } | undefined {
   for (const l of [...lines.slice(-5), ...lines.slice(0, 3)]) {
     const m = EXIT_LINE.exec(l);
