@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { enc, get } from '../api';
 import { ErrorNote, Pager, StageChip, Tokens } from '../components';
 import { go, useLoad } from '../hooks';
@@ -83,8 +83,10 @@ export function TimelineView({ sessionId, version, blocks, messageCount, blockId
     select(undefined);
     if (id) document.querySelector<HTMLElement>(`.block-link[data-block-id="${CSS.escape(id)}"]`)?.focus();
   };
-  // Escape closes the open block from anywhere on the page (the report form handles its own Escape first).
-  useEffect(() => {
+  // Escape closes the open block from anywhere on the page (the report form handles its own Escape first). Listened
+  // for as the block's panel renders (a layout effect): a plain effect runs a frame later, and an Escape pressed as the
+  // block opened was lost (seen in the browser test on a loaded machine).
+  useLayoutEffect(() => {
     if (!blockId) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape' && !e.defaultPrevented) {
