@@ -133,10 +133,13 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   // `failed`: the result is known to have failed (flagged, a non-zero exit), so its error line may be anywhere.
   // (Not the harness's frame: Gemini CLI's `Error: (none)` after every command says nothing failed.)
   const isErrorLine = (l: string): boolean => ERROR_LINE.test(l) && !FRAME_LINE.test(l) && !WARNING_LINE.test(l);
+  // What the command printed, without the lines a harness frames it with (OpenHands' four after each output).
+  // (Read once, and only when asked: most results are never searched.)
+  let printed: string[] | undefined;
+  const own = (): string[] => (printed ??= outputLines(result.content));
   const pick = (failed = false): string | undefined => {
-    // The output's own first and last lines: not the lines a harness frames it with (OpenHands' four after each).
-    const own = lines.filter((l) => !FRAME_LINE.test(l));
-    const first = [...own.slice(0, 5), ...own.slice(-3)].find(isErrorLine);
+    // The output's own first and last lines.
+    const first = [...own().slice(0, 5), ...own().slice(-3)].find(isErrorLine);
     if (first !== undefined && !WRAPPER_LINE.test(first)) return first;
     if (first === undefined && !failed) return undefined;
     // A package manager's closing lines only say that a script failed, and a workspace run's closing lines may be
@@ -151,7 +154,7 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
     activity.files.length > 0 &&
     activity.files.every((f) => f.action === 'read');
   // A command stopped before it ended says so last, after whatever it printed (a debugger's complaint, say).
-  const last = readsOnly ? undefined : outputLines(result.content).at(-1);
+  const last = readsOnly ? undefined : own().at(-1);
   if (last !== undefined && STOPPED_LINE.test(last)) return last.trim();
   if (result.isError) return pick(true) ?? lines[0] ?? '(error)';
   if (readsOnly) return undefined;

@@ -254,6 +254,11 @@ const FILE_LINE = /^(.*?) \(([^()]*)\)$/;
 export const COMMAND_LINE = /^`(.+?)`(?: ×(\d+))?(?: → (?:earlier: (.*?); last: |last: )?(.*))?$/;
 const ERROR_ITEM = /^(.*?) — (.*?)(?: \(×(\d+)\))? \[(fixed later|unresolved)\]$/;
 
+/** Files only seen (named in a listing, an output, a report): listed unless the span did something with them. */
+function seeFiles(model: Model, paths: Iterable<string>, rank: number): void {
+  for (const path of paths) if (!model.files.has(path)) touchFile(model, path, SEEN, rank);
+}
+
 function touchFile(model: Model, path: string, action: string, rank: number, times = 1): void {
   const entry = model.files.get(path) ?? { path, counts: new Map<string, number>(), rank };
   entry.counts.set(action, (entry.counts.get(action) ?? 0) + times);
@@ -453,13 +458,12 @@ function absorbMessages(
       if (call && first) touchChanges(model, call, line !== undefined && changesAllOrNothing(call.activity));
       if (call && first && line !== undefined) failReads(model, call.activity, m.content);
       if (call && line === undefined && listsFiles(call.call.name, call.activity.command, m.content)) {
-        for (const path of filesInListing(m.content))
-          if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
+        seeFiles(model, filesInListing(m.content), rank - 1);
       } else if ((call && !call.activity.files.every((f) => f.action === 'read')) || line !== undefined) {
         // Files an output names (a stack trace, a failing test, a build error, git status): seen too; of a failed
         // output, those its failure lines name.
         const named = line !== undefined ? filesOfFailure(m.content) : filesNamedIn(m.content);
-        for (const path of named) if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
+        seeFiles(model, named, rank - 1);
       }
       if (call) recordAbsolutePaths(model, call.activity, m.content);
       // A sub-agent's report is the agent's own findings, delegated: read as its text is (and the files it names).
@@ -562,7 +566,7 @@ const isSubAgentReport = (name: string, activity: ToolActivity): boolean =>
 function absorbReport(model: Model, label: string, report: string, rank: number): void {
   decisionsOf(report, LIMITS.decision).forEach((d, j) => model.decisions.push({ text: d, rank: rank + j }));
   for (const x of report.matchAll(/`([^`\n]{3,80})`/g)) addSymbol(model, x[1]!, rank, true);
-  for (const path of filesNamedIn(report)) if (!model.files.has(path)) touchFile(model, path, SEEN, rank - 1);
+  seeFiles(model, filesNamedIn(report), rank - 1);
   const gist = reportGist(report);
   addCommand(model, label, rank, 1, gist ? `ok: ${gist}` : 'ok');
 }
