@@ -183,7 +183,7 @@ describe('CompactionService asks for a note summary when the session pauses (DIG
   it('an agent appending without a pause gets one request, for the largest note shown, once it pauses', async () => {
     jest.useFakeTimers();
     const { service, published } = serviceUnderTest(env);
-    const log = agentTurn('s-q', 120);
+    const log = agentTurn('s-q', 80);
     for (const e of log) await service.handle(e, at);
     const notes = published.filter((o) => o.kind === 'block.created' && o.block.stage === 'split-turn');
     expect(notes.length).toBeGreaterThan(2); // condensed again and again: asked at once, each would have had a request

@@ -7,7 +7,6 @@ import fc from 'fast-check';
 import type { SessionConfig, SessionEvent } from '../model/events';
 import type { ChatMessage } from '../model/message';
 import { append, apply, command, compact, startSession, text, type Replay } from '../testing/fixtures';
-import { workingStateSection } from '../stages/working-state';
 import { counterFor, estimateMessagesTokens } from '../tokens';
 import {
   checkInvariants,
@@ -156,12 +155,9 @@ function checkStep(r: Replay, created: readonly SessionEvent[], before: StepStar
   }
 }
 
-/**
- * The paths and commands a working state lists (the facts a model summary must carry), with the commands a note's
- * step lines state read back (`workingStateSection`).
- */
+/** The paths and commands a working state lists (the facts a model summary must carry). */
 function listedFacts(content: string): string[] {
-  const state = workingStateSection(content);
+  const state = content.split('\n# Working state\n')[1];
   if (!state) return [];
   const out: string[] = [];
   let section = '';

@@ -14,8 +14,6 @@ import {
   unsqueezed,
   workingStateChars,
   workingStateOfSpan,
-  workingStateSection,
-  withoutCommandsInSteps,
 } from './working-state';
 import { memoOfString } from './memo';
 
@@ -126,15 +124,7 @@ function cutNote(content: string, keep: NoteCut): string {
     }
   }
   const steps = keptSteps(all, 3);
-  if (keep === 'state' && at > 0) {
-    // The Commands run items only the dropped steps stated come back (read back by `workingStateSection`).
-    const state = workingStateSection(content)?.replace(/\n$/, '');
-    const head =
-      state === undefined
-        ? lines[0]!
-        : `${lines[0]!}\n${WORKING_STATE_HEADING}\n${withoutCommandsInSteps(state, steps)}`;
-    return [head, STEPS_HEADING, ...steps].join('\n');
-  }
+  if (keep === 'state' && at > 0) return [...lines.slice(0, at + 1), ...steps].join('\n');
   // Without its working state, a note still names what the turn left running: no other line does.
   const head = `${lines[0]!}${launchesKept(content)}`;
   // The steps keep their heading: a later note reads a note's calls back from the lines under it.
@@ -211,17 +201,11 @@ function richNotes(ctx: StageContext, start: number, end: number, calls: number)
   // The steps may take a quarter of the target (the newest first), the working state its own share.
   const stepChars = Math.max(800, Math.floor(ctx.targetTokens * STEPS_SHARE * CHARS_PER_TOKEN));
   const steps = newestWithin(richStepLines(source, 0, last, ctx.originals), stepChars);
-  // The latest intent is the last step: the working state's "Current state" would repeat it. The commands a step
-  // states are left out (`withoutCommandsInSteps`); the room that frees goes to the rest of the working state.
-  const stateWithin = (maxChars: number) => {
-    const all = workingStateOfSpan(source, maxChars, ctx.originals)?.replace(/\n?## Current state\n[\s\S]*$/, '');
-    return all === undefined ? undefined : { all, shown: withoutCommandsInSteps(all, steps) };
-  };
-  const bound = workingStateChars(ctx);
-  const first = stateWithin(bound);
-  const freed = first ? first.all.length - first.shown.length : 0;
-  const roomier = freed > 0 ? stateWithin(bound + freed)?.shown : undefined;
-  const state = roomier !== undefined && roomier.length <= bound ? roomier : first?.shown;
+  // The latest intent is the last step: the working state's "Current state" would repeat it.
+  const state = workingStateOfSpan(source, workingStateChars(ctx), ctx.originals)?.replace(
+    /\n?## Current state\n[\s\S]*$/,
+    '',
+  );
   const withState = state ? `${header}\n${WORKING_STATE_HEADING}\n${state}\n` : `${header}\n`;
   const rich = `${withState}${STEPS_HEADING}\n${steps.join('\n')}`;
   return [

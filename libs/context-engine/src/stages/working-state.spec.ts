@@ -12,9 +12,7 @@ import {
   WORKING_STATE_HEADING,
   compactState,
   unsqueezed,
-  withoutCommandsInSteps,
   workingStateOf,
-  workingStateSection,
 } from './working-state';
 
 const original = (message: ChatMessage, at: number): EffectiveEntry => ({ message, from: at, to: at, tokens: 10 });
@@ -359,105 +357,6 @@ describe('a note squeezed to the most telling lines of its working state (before
       '- bash `ls` → ok',
     ].join('\n');
     expect(shortNote(stateless, 'compact')).toBe(shortNote(stateless, 'bare'));
-  });
-});
-
-describe('a note whose steps state some of its commands (a single-turn note lists each once)', () => {
-  const state = [
-    '## Files touched',
-    '- src/a.py (edit)',
-    '## Commands run',
-    '- `pytest -x` ×2 → exit 1: 1 failed',
-    '- `python repro.py` → ok: 344',
-    '- `ls src` → ok',
-    '- `edit 12:14` → ok',
-    '## Errors seen',
-    '- bash pytest -x — AssertionError [unresolved]',
-  ].join('\n');
-  const steps = [
-    '- intent: Run the reproduction.',
-    '- bash `python repro.py` → ok: 344',
-    '- bash `ls src` → ok: a.py b.py',
-    '- bash `pytest -x` → exit 1: 1 failed',
-    '- bash `edit 12:14` on src/a.py → ok',
-  ];
-  const noteOf = (ws: string, shown: readonly string[]) =>
-    ['[Turn prefix compressed — 9 earlier tool call(s)]', WORKING_STATE_HEADING, ws, STEPS_HEADING, ...shown].join(
-      '\n',
-    );
-  const commandsOf = (ws: string) => ws.split('\n').filter((l) => l.startsWith('- `'));
-
-  it('leaves out of Commands run only the items a step line states word for word', () => {
-    const shown = withoutCommandsInSteps(state, steps);
-    // The run of repro.py and the range edit (its file is named in the step); not a command run twice (×2), nor one
-    // whose step tells another outcome.
-    expect(commandsOf(shown)).toEqual(['- `pytest -x` ×2 → exit 1: 1 failed', '- `ls src` → ok']);
-    expect(shown).toContain('## Errors seen\n- bash pytest -x');
-    // A heading left without items goes.
-    expect(withoutCommandsInSteps('## Commands run\n- `make` → ok\n## Errors seen\n- x', ['- bash `make` → ok'])).toBe(
-      '## Errors seen\n- x',
-    );
-    // A step collapsed ×N is not one run.
-    expect(withoutCommandsInSteps('## Commands run\n- `make` → ok', ['- bash `make` → ok (×2)'])).toBe(
-      '## Commands run\n- `make` → ok',
-    );
-  });
-
-  it('reads them back from the steps wherever the working state is read', () => {
-    const content = noteOf(withoutCommandsInSteps(state, steps), steps);
-    expect(commandsOf(workingStateSection(content)!)).toEqual([
-      '- `pytest -x` ×2 → exit 1: 1 failed',
-      '- `ls src` → ok',
-      '- `python repro.py` → ok: 344',
-      '- `edit 12:14` → ok',
-    ]);
-    // A note built on this one (its working state read as a summary) carries all four.
-    const later = workingStateOf([note(content, 1, 20)], 0, 0, 4000)!;
-    for (const c of ['`python repro.py` → ok: 344', '`edit 12:14` → ok', '`ls src` → ok', '`pytest -x` ×2'])
-      expect(later).toContain(c);
-    // With every command in the steps, the section comes back before the errors.
-    const all = noteOf('## Files touched\n- a (edit)\n## Errors seen\n- x', ['- bash `make` → ok']);
-    expect(workingStateSection(all)).toBe(
-      '## Files touched\n- a (edit)\n## Commands run\n- `make` → ok\n## Errors seen\n- x\n',
-    );
-  });
-
-  it('a note squeezed to three steps lists again the commands only its dropped steps stated', () => {
-    const content = noteOf(withoutCommandsInSteps(state, steps), steps);
-    const cut = shortNote(content, 'state');
-    // Kept: the newest step, the failed run, then the newest other; the run of repro.py is dropped, so listed.
-    expect(cut.slice(cut.indexOf(STEPS_HEADING)).split('\n').slice(1)).toEqual([steps[2], steps[3], steps[4]]);
-    expect(commandsOf(workingStateSection(cut)!).sort()).toEqual(commandsOf(workingStateSection(content)!).sort());
-    expect(cut.match(/`python repro\.py`/g)).toHaveLength(1);
-    expect(cut.match(/`edit 12:14`/g)).toHaveLength(1);
-  });
-
-  it('property: what the note leaves out, reading it gives back (every Commands run item, word for word)', () => {
-    const command = fc.constantFrom('make', 'ls', 'pytest -x', 'git diff', 'python r.py');
-    const outcome = fc.constantFrom('ok', 'ok: 344', 'exit 1: failed', 'no match (exit 1)');
-    fc.assert(
-      fc.property(
-        fc.uniqueArray(fc.tuple(command, fc.option(fc.integer({ min: 2, max: 3 }), { nil: undefined }), outcome), {
-          selector: ([c]) => c,
-          maxLength: 5,
-        }),
-        fc.array(fc.tuple(command, outcome, fc.boolean()), { maxLength: 6 }),
-        (items, runs) => {
-          const ws = [
-            '## Files touched',
-            '- a.ts (edit)',
-            '## Commands run',
-            ...items.map(([c, n, o]) => `- \`${c}\`${n ? ` ×${n}` : ''} → ${o}`),
-          ].join('\n');
-          const shown = runs.map(([c, o, on]) => `- bash \`${c}\`${on ? ' on a.ts' : ''} → ${o}`);
-          const read = workingStateSection(noteOf(withoutCommandsInSteps(ws, shown), shown))!;
-          for (const l of commandsOf(ws)) expect(commandsOf(read)).toContain(l);
-          // Each command once.
-          const names = commandsOf(read).map((l) => /^- `(.*?)`/.exec(l)![1]);
-          expect(new Set(names).size).toBe(names.length);
-        },
-      ),
-    );
   });
 });
 

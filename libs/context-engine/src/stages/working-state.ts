@@ -3,15 +3,9 @@ import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { isBackgroundLine } from '../summarizer/background';
 import { callOfStepLine } from '../summarizer/call-outcome';
-import {
-  COMMAND_LINE,
-  SUMMARY_SECTIONS,
-  summarizeDeterministic,
-  type SummarySection,
-} from '../summarizer/deterministic-summarizer';
+import { summarizeDeterministic, type SummarySection } from '../summarizer/deterministic-summarizer';
 import { openedBefore } from '../summarizer/tool-activity';
 import { makeBlock, type StageContext } from './common';
-import { memoOfString } from './memo';
 
 /**
  * The working state a replacement carries: what the messages it hides told the agent — every user request,
@@ -92,84 +86,14 @@ export function compactState(content: string, maxChars = COMPACT_STATE_CHARS): s
   return text === '' ? '' : `\n${WORKING_STATE_HEADING}\n${text}`;
 }
 
-/**
- * The working-state part of a replacement's text (up to the next top-level heading), if it has one; a note's Commands
- * run items its step lines state word for word are left out of its text (`withoutCommandsInSteps`) and read back here.
- */
+/** The working-state part of a replacement's text (up to the next top-level heading), if it has one. */
 export function workingStateSection(content: string): string | undefined {
   const at = content.indexOf(`\n${WORKING_STATE_HEADING}\n`);
   if (at < 0) return undefined;
   const body = content.slice(at + WORKING_STATE_HEADING.length + 2);
   const next = body.search(/^# /m);
-  if (next < 0) return body;
-  return body.startsWith(STEPS_AT.slice(1), next) ? withCommandsOfSteps(body) : body.slice(0, next);
+  return next < 0 ? body : body.slice(0, next);
 }
-
-const COMMANDS_HEADING = heading('Commands run');
-/** The sections a working state lists after Commands run, in order: where a Commands run read back goes before. */
-const AFTER_COMMANDS = SUMMARY_SECTIONS.slice(SUMMARY_SECTIONS.indexOf('Commands run') + 1).map(heading);
-
-/**
- * A step line of one run of a shell-like call (`describeCall`'s `` tool `command` [on file] → outcome ``, not
- * collapsed ×N) as the Commands run item that states the same: `` - `command` → outcome ``.
- */
-function commandItemOfStep(line: string): { readonly command: string; readonly item: string } | undefined {
-  if (!line.startsWith('- ') || / \(×\d+\)$/.test(line)) return undefined;
-  const text = line.slice(2);
-  const arrow = text.lastIndexOf(' → ');
-  const command = arrow < 0 ? undefined : /^\S+ `(.*)`(?: on \S+)?$/.exec(text.slice(0, arrow))?.[1];
-  return command === undefined ? undefined : { command, item: `- \`${command}\` → ${text.slice(arrow + 3)}` };
-}
-
-/**
- * A working state without the Commands run items that one of a note's step lines states word for word (a command run
- * once, with the same outcome): a single-turn note would list its newest commands twice. What reads the note's
- * working state gets them back from the steps (`workingStateSection`), so a note cut to fewer steps, or built on this
- * one, loses none of them.
- */
-export function withoutCommandsInSteps(state: string, steps: readonly string[]): string {
-  const shown = new Set(steps.flatMap((l) => commandItemOfStep(l)?.item ?? []));
-  if (shown.size === 0) return state;
-  let section = '';
-  const lines = state.split('\n').filter((l) => {
-    if (l.startsWith('## ')) section = l;
-    return !(section === COMMANDS_HEADING && shown.has(l));
-  });
-  // A heading left without items goes too.
-  const at = lines.indexOf(COMMANDS_HEADING);
-  if (at >= 0 && !lines[at + 1]?.startsWith('- ')) lines.splice(at, 1);
-  return lines.join('\n');
-}
-
-/**
- * The working state of a note (`body`: from its working state's first line to the end of the note, steps included)
- * with the Commands run items its steps state read back (`withoutCommandsInSteps`'s inverse: every command of a step
- * line that Commands run does not list, its latest step's outcome), after the items it lists.
- */
-const withCommandsOfSteps = memoOfString((body: string): string => {
-  const next = body.search(/^# /m);
-  const lines = body.slice(0, next).replace(/\n$/, '').split('\n');
-  let section = '';
-  const listed = new Set<string>();
-  for (const l of lines) {
-    if (l.startsWith('## ')) section = l;
-    else if (section === COMMANDS_HEADING) listed.add(COMMAND_LINE.exec(l.slice(2))?.[1] ?? '');
-  }
-  const back = new Map<string, string>();
-  for (const l of body.slice(next).split('\n')) {
-    const step = commandItemOfStep(l);
-    if (!step || listed.has(step.command)) continue;
-    back.delete(step.command);
-    back.set(step.command, step.item);
-  }
-  if (back.size === 0) return `${lines.join('\n')}\n`;
-  const heading = lines.indexOf(COMMANDS_HEADING);
-  let at = heading >= 0 ? heading + 1 : lines.findIndex((l) => AFTER_COMMANDS.includes(l));
-  if (heading >= 0) while (at < lines.length && !lines[at]!.startsWith('## ')) at++;
-  if (at < 0) at = lines.length;
-  lines.splice(at, 0, ...(heading >= 0 ? [] : [COMMANDS_HEADING]), ...back.values());
-  return `${lines.join('\n')}\n`;
-}, 1024);
 
 /** An entry whose knowledge is already condensed: a summary, a digest, or any replacement with a working state. */
 export function condensedTextOf(e: EffectiveEntry): string | undefined {
