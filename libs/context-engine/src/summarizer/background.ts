@@ -187,6 +187,13 @@ const clip = (s: string, max: number): string => {
 const DESCRIPTION_KEYS = ['description', 'title', 'name', 'task', 'objective', 'prompt'] as const;
 
 /**
+ * A sub-agent's tool (Claude Code's and OpenCode's `Task`, Gemini CLI's `codebase_investigator`, …): its result is
+ * the report of the agent it ran, unless it ran in the background (then a handle to collect it later).
+ */
+export const isSubAgentTool = (name: string): boolean => SUB_AGENT_TOOL.test(name);
+const SUB_AGENT_TOOL = /^(?:task|agent|dispatch_agent|codebase_investigator|sub_?agent|spawn_agent|delegate_task)$/i;
+
+/**
  * A call, short (a launch's, a sub-agent's): its command, or what it was told to do (`Task "Poem about Thai green
  * curry"`).
  */

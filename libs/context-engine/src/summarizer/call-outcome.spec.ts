@@ -533,6 +533,23 @@ describe('describeCall: one line per call', () => {
     );
   });
 
+  it('names a sub-agent by what it was asked, not by its prompt', () => {
+    const task = call('Task', {
+      description: 'Why the store test fails',
+      prompt: `Explore the repository and find out why tests/store.spec.ts fails. ${'Be thorough. '.repeat(20)}`,
+      subagent_type: 'Explore',
+    });
+    const report = result('Sessions are stored by `SessionStore`; `save` never sets `expiresAt`.');
+    expect(describeCall(task, toolActivity(task, {}), outcomeOf(task, report))).toBe(
+      'Task "Why the store test fails" → ok: Sessions are stored by `SessionStore`; `save` never sets `expiresAt`.',
+    );
+    // Without a description, what it was told to do, cut short.
+    const agent = call('codebase_investigator', { objective: 'Map the build scripts' });
+    expect(describeCall(agent, toolActivity(agent, {}), { ok: true, text: 'ok' })).toBe(
+      'codebase_investigator "Map the build scripts" → ok',
+    );
+  });
+
   it('shortens only long paths, and only in the middle', () => {
     expect(shortenPath('src/a.ts')).toBe('src/a.ts');
     const long = `/a/${'b'.repeat(60)}/${'c'.repeat(60)}/d/e/file-name.test.ts`;

@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall } from '../model/message';
-import { handlesText, launchHandles } from './background';
+import { handlesText, isSubAgentTool, launchHandles, launchLabel } from './background';
 import { keptFailureOf, prunedFailure, prunedKept } from './pruned-result';
 import { parseArguments, type ToolActivity } from './tool-activity';
 
@@ -501,6 +501,9 @@ export function describeCall(call: ToolCall, activity: ToolActivity, outcome: Ca
     const pathKey = Object.entries(parseArguments(call.arguments) ?? {}).find(([, v]) => v === file)?.[0];
     const rest = describeArguments(call, new Set(pathKey ? [pathKey] : []));
     head = `${call.name} ${shortenPath(file)}${rest ? ` (${rest})` : ''}`;
+  } else if (isSubAgentTool(call.name)) {
+    // A sub-agent is named by what it was asked (`Task "Why the store test fails"`), as in Commands run.
+    head = launchLabel(call, activity);
   } else head = `${call.name}(${describeArguments(call)})`;
   return `${head} → ${outcome.text}`;
 }

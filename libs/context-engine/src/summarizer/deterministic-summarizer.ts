@@ -5,6 +5,7 @@ import {
   compactBackgroundLine,
   finishedInLaterNotes,
   isBackgroundLine,
+  isSubAgentTool,
   launchLabel,
   type Launch,
   openLaunchesOf,
@@ -550,13 +551,9 @@ function absorbMessages(
   if (lastAssistantText >= 0) model.state = oneLine(messages[lastAssistantText].content, LIMITS.state);
 }
 
-/**
- * A sub-agent's tool (Claude Code's and OpenCode's `Task`, Gemini CLI's `codebase_investigator`, …): its result is
- * the report of the agent it ran, unless it ran in the background (then a handle to collect it later).
- */
-const SUB_AGENT_TOOL = /^(?:task|agent|dispatch_agent|codebase_investigator|sub_?agent|spawn_agent|delegate_task)$/i;
+/** A sub-agent's call whose result is the report of the agent it ran (not a handle to collect it later). */
 const isSubAgentReport = (name: string, activity: ToolActivity): boolean =>
-  SUB_AGENT_TOOL.test(name) && !activity.background;
+  isSubAgentTool(name) && !activity.background;
 
 /**
  * A report read as the agent's own text: the decisions it states, the code it names, the files it names (seen); and
