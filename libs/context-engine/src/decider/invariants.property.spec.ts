@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import type { SessionConfig, SessionEvent } from '../model/events';
 import type { ChatMessage } from '../model/message';
 import { append, apply, command, compact, startSession, text, type Replay } from '../testing/fixtures';
+import { STEPS_HEADING } from '../stages';
+import { callOfStepLine } from '../summarizer/call-outcome';
 import { counterFor, estimateMessagesTokens } from '../tokens';
 import {
   checkInvariants,
@@ -155,11 +157,20 @@ function checkStep(r: Replay, created: readonly SessionEvent[], before: StepStar
   }
 }
 
-/** The paths and commands a working state lists (the facts a model summary must carry). */
+/**
+ * The paths and commands a working state lists, and those its note's step lines name (the facts a model summary must
+ * carry).
+ */
 function listedFacts(content: string): string[] {
-  const state = content.split('\n# Working state\n')[1];
-  if (!state) return [];
   const out: string[] = [];
+  const steps = content.split(`\n${STEPS_HEADING}\n`)[1];
+  for (const line of steps?.split('\n') ?? []) {
+    const args = JSON.parse(callOfStepLine(line, 'fact')?.call.arguments ?? '{}') as Record<string, unknown>;
+    if (typeof args.command === 'string') out.push(args.command);
+    else if (typeof args.path === 'string') out.push(args.path);
+  }
+  const state = content.split('\n# Working state\n')[1];
+  if (!state) return out;
   let section = '';
   for (const line of state.split('\n')) {
     if (line.startsWith('#')) section = line;

@@ -1,8 +1,10 @@
 import type { ChatMessage } from '../model/message';
-import type { EffectiveEntry } from '../overlay';
+import { isOriginal, type EffectiveEntry } from '../overlay';
 import { launchOfLine } from '../summarizer/background';
 import { COMMAND_LINE } from '../summarizer/deterministic-summarizer';
-import { workingStateOf } from './working-state';
+import { callOfStepLine } from '../summarizer/call-outcome';
+import { parseArguments } from '../summarizer/tool-activity';
+import { STEPS_HEADING, workingStateOf } from './working-state';
 
 /**
  * What a model summary must not lose (DESIGN invariant 8: a model summary never knows less than the deterministic
@@ -45,7 +47,7 @@ function proseCarried(item: string, summaryWords: ReadonlySet<string>): boolean 
  * What a list item names and the outcome it states: a command and its last outcome, an error's target and its
  * status (fixed later / unresolved), a file's path, a symbol. Every part must be in the summary.
  */
-export function factParts(item: string): string[] {
+export function factParts(item: string): (string | RegExp)[] {
   // Work left running: its ids (a model may word the rest).
   const launch = launchOfLine(item);
   if (launch) return launch.handles.map((h) => h.value.replace(/^…\//, ''));
@@ -56,10 +58,13 @@ export function factParts(item: string): string[] {
   return [item.replace(/ \([^()]*\)$/, '')];
 }
 
-/** The telling part of a command's outcome: its exit code, or its first words (a model may word the rest). */
-function outcomeKey(outcome: string): string {
+/**
+ * The telling part of a command's outcome: its exit status, said as one (`exit 1`, `exit code 1`, `exited with status
+ * 1`, `returned 1`: a bare digit anywhere in a summary tells nothing), or its first words (a model may word the rest).
+ */
+function outcomeKey(outcome: string): string | RegExp {
   const exit = /exit(?: code)? (\d+)/i.exec(outcome);
-  if (exit) return exit[1]!;
+  if (exit) return new RegExp(`\\b(?:exit(?:ed)?|code|status|returned)\\b\\D{0,16}\\b${exit[1]!}\\b`, 'i');
   return outcome
     .split(/[;:,(]/)[0]!
     .trim()
@@ -69,8 +74,12 @@ function outcomeKey(outcome: string): string {
 }
 
 /** Whether the summary names a part (case-insensitively; parts under 3 characters are not checked). */
-const names = (summaryLower: string, part: string): boolean =>
-  part.length < 3 ? !/^\d+$/.test(part) || summaryLower.includes(part) : summaryLower.includes(part.toLowerCase());
+const names = (summaryLower: string, part: string | RegExp): boolean =>
+  typeof part !== 'string'
+    ? part.test(summaryLower)
+    : part.length < 3
+      ? !/^\d+$/.test(part) || summaryLower.includes(part)
+      : summaryLower.includes(part.toLowerCase());
 
 /**
  * The working-state items of view entries [i, j] that `summary` does not carry, under their section headings, or
@@ -84,9 +93,57 @@ export function factsMissingFrom(
   maxChars: number,
   originals?: readonly ChatMessage[],
 ): string | undefined {
-  const state = workingStateOf(entries, i, j, maxChars, originals);
-  if (!state) return undefined;
-  return missingItems(summary, state);
+  const state = workingStateOf(entries, i, j, maxChars, originals) ?? '';
+  const facts = withStepFacts(state, entries.slice(i, j + 1));
+  return facts.trim() === '' ? undefined : missingItems(summary, facts);
+}
+
+/**
+ * A working state with the files and commands the step lines of the notes among `span` name that it does not list
+ * (its bound left them out): a model summary superseding a note knows no less than the note's text.
+ */
+function withStepFacts(state: string, span: readonly EffectiveEntry[]): string {
+  const lines = state === '' ? [] : state.split('\n');
+  const listed = new Set(lines);
+  const files = new Set<string>();
+  const commands = new Map<string, string>();
+  for (const e of span) {
+    const at = isOriginal(e) ? -1 : e.message.content.indexOf(`\n${STEPS_HEADING}\n`);
+    if (at < 0) continue;
+    e.message.content
+      .slice(at)
+      .split('\n')
+      .forEach((line, n) => {
+        const step = callOfStepLine(line, `fact-${n}`);
+        if (!step) return;
+        const args = parseArguments(step.call.arguments) ?? {};
+        const outcome = line.slice(line.lastIndexOf(' → ') + 3).replace(/ \(×\d+\)$/, '');
+        if (typeof args.command === 'string') commands.set(args.command, `- \`${args.command}\` → ${outcome}`);
+        else if (typeof args.path === 'string') files.add(args.path);
+      });
+  }
+  const has = (section: string, name: string): boolean => {
+    let current = '';
+    return lines.some((l) => {
+      if (l.startsWith('## ')) current = l;
+      return current === section && l.startsWith(`- ${name}`);
+    });
+  };
+  const missingFiles = [...files].filter((f) => !has('## Files touched', f)).map((f) => `- ${f}`);
+  const missingCommands = [...commands]
+    .filter(([c, item]) => !listed.has(item) && !has('## Commands run', `\`${c}\``))
+    .map(([, item]) => item);
+  return withItems(withItems(lines, '## Files touched', missingFiles), '## Commands run', missingCommands).join('\n');
+}
+
+/** `lines` with `items` at the end of the section under `heading` (a section of its own at the end if none). */
+function withItems(lines: readonly string[], heading: string, items: readonly string[]): string[] {
+  if (items.length === 0) return [...lines];
+  const start = lines.indexOf(heading);
+  if (start < 0) return [...lines, heading, ...items];
+  let end = start + 1;
+  while (end < lines.length && !lines[end]!.startsWith('## ')) end++;
+  return [...lines.slice(0, end), ...items, ...lines.slice(end)];
 }
 
 /** The items of a working state (its text, sections `## …` of `- ` items) that `summary` does not carry. */
