@@ -10,14 +10,33 @@ import { parseArguments, type ToolActivity } from './tool-activity';
  */
 
 /**
- * A line that says something failed. Besides the usual words: a linter's or a compiler's diagnostic marker
- * (`× expected a semicolon` from biome or miette, `✖ 3 problems` from eslint), an eslint row (`12:5  error  …`), a
- * compiler's `file:line: error:` (gcc, clang, javac, mypy) or Go's `main.go:5:2: undefined: foo`, and a closing count (`Found 49 errors.`); a build tool's
- * verdict (Gradle's `BUILD FAILED`, Maven's `[ERROR]` lines); git's merge `CONFLICT`; curl's `curl: (7) …`; a process
- * the kernel `Killed`; Claude Code's `<tool_use_error>` wrapper.
+ * The lines that say something failed, one pattern per kind (matched case-insensitively, anywhere in the line unless
+ * anchored); `ERROR_LINE` is any of them.
  */
-const ERROR_LINE =
-  /^\s*(?:error|fatal|panic)\b|:\d+(?::\d+)?: (?:fatal )?error:|^\s*\S+\.go:\d+:\d+: \S|\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]|^CONFLICT \(|\bAutomatic merge failed\b|^curl: \(\d+\)|^\s*Killed\s*$|Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b\s*[:(]|npm ERR!|^\s*npm error\b|command not found|No such file or directory|\berror [A-Z][A-Za-z]{0,11}\d{2,6}\b|^\s*FAIL(?:ED)?\b|Permission denied|Segmentation fault|\bcould not find\b|syntax error|\bnot found in file\b|^\s*[×✖✗✘] \S|^\s*\d+:\d+\s+error\s|^\s*Found [1-9]\d* errors?\b|^\s*<tool_use_error>/i;
+const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
+  ['a line that opens with the word', /^\s*(?:error|fatal|panic)\b/],
+  ['an exception or error type (`TypeError: …`, `ValueError(`)', /^\s*\w*(?:Error|Exception)\b\s*[:(]/],
+  ['a Python traceback', /Traceback \(most recent call last\)/],
+  ["a compiler's `file:line: error:` (gcc, clang, javac, mypy)", /:\d+(?::\d+)?: (?:fatal )?error:/],
+  ["Go's `main.go:5:2: undefined: foo`", /^\s*\S+\.go:\d+:\d+: \S/],
+  [
+    'a coded compiler error (`error CS1061`, `error TS2304`, `error NUnit1032`)',
+    /\berror [A-Z][A-Za-z]{0,11}\d{2,6}\b/,
+  ],
+  ["a closing count (tsc's `Found 3 errors`)", /^\s*Found [1-9]\d* errors?\b/],
+  ["a build tool's verdict (Gradle's `BUILD FAILED`, Maven's `[ERROR]`)", /\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]/],
+  ["a test runner's verdict (`FAIL src/a.test.ts`, `FAILED tests/test_a.py::…`)", /^\s*FAIL(?:ED)?\b/],
+  ["a linter's or compiler's mark (biome's or miette's `×`, eslint's `✖`)", /^\s*[×✖✗✘] \S/],
+  ['an eslint row (`12:5  error  …`)', /^\s*\d+:\d+\s+error\s/],
+  ["npm's", /npm ERR!|^\s*npm error\b/],
+  ["a shell's", /command not found|No such file or directory|Permission denied|Segmentation fault|syntax error/],
+  ['a process the kernel killed', /^\s*Killed\s*$/],
+  ["git's merge conflict", /^CONFLICT \(|\bAutomatic merge failed\b/],
+  ["curl's (`curl: (7) Failed to connect`)", /^curl: \(\d+\)/],
+  ['a lookup that found nothing', /\bcould not find\b|\bnot found in file\b/],
+  ["Claude Code's wrapper of a refused call", /^\s*<tool_use_error>/],
+];
+const ERROR_LINE = new RegExp(ERROR_LINES.map(([, pattern]) => pattern.source).join('|'), 'i');
 /**
  * A warning, not a failure, whatever words follow (pwntools' `Warning: _curses.error: setupterm: could not find
  * terminfo database` before every run in a container; `warning: unused variable`; `UserWarning: …`).

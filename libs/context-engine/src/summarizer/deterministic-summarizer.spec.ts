@@ -143,6 +143,29 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it("names the file a range edit changed in its Commands run line (SWE-agent's `edit N:M` edits the file open)", () => {
+    const steps = [
+      'open src/models.py',
+      'edit 10:12\n    return round(x)\nend_of_edit',
+      'edit 10:12\n    return int(round(x))\nend_of_edit',
+      'create reproduce.py',
+      'edit\nprint(1)\nend_of_edit',
+      "sed -i 's/a/b/' src/models.py",
+    ].map((command) => call('bash', { command }));
+    const { sections } = summarizeDeterministic({
+      messages: [ask('Fix the rounding.'), ...steps.flatMap((c) => [say('', c), answer(c, 'ok')])],
+      maxChars: 4000,
+    });
+    expect(sections.commandsRun).toEqual(
+      expect.arrayContaining([
+        '`edit 10:12 on src/models.py` ×2 → last: ok',
+        '`edit on reproduce.py` → ok',
+        // A command that names its file is listed as it is.
+        "`sed -i 's/a/b/' src/models.py` → ok",
+      ]),
+    );
+  });
+
   it('a read that failed is no read: the file may not be there', () => {
     const probe = call('shell', { command: ['cat', '.env', 'package.json'] });
     const tool = call('Read', { file_path: '/repo/config/local.yaml' });

@@ -10,7 +10,7 @@ import {
   type Launch,
   openLaunchesOf,
 } from './background';
-import { callOutcome, errorLineOf, outcomeTextOk, tellingErrorLine } from './call-outcome';
+import { callOutcome, errorLineOf, outcomeTextOk, shortenPath, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
@@ -444,7 +444,7 @@ function absorbMessages(
         calls.set(call.id, { call, activity, index: i, rank });
         // A change is recorded with its result (a failed one did not happen); a read at once.
         for (const f of activity.files) if (!isChange(f.action)) touchFile(model, f.path, f.action, rank);
-        if (activity.command !== undefined) addCommand(model, activity.command, rank);
+        if (activity.command !== undefined) addCommand(model, commandOf(activity), rank);
       }
     } else if (m.role === 'tool') {
       const id = m.toolCallId || resolved[i];
@@ -471,7 +471,7 @@ function absorbMessages(
       if (call && line === undefined && isSubAgentReport(call.call.name, call.activity))
         absorbReport(model, launchLabel(call.call, call.activity), m.content, rank);
       if (call?.activity.command !== undefined) {
-        const entry = model.commands.get(call.activity.command);
+        const entry = model.commands.get(commandOf(call.activity));
         if (entry && outcome) ranAgain(entry, outcome.text, outcome.ok);
       }
       // Targets are read only when there is an error to record or to resolve.
@@ -550,6 +550,18 @@ function absorbMessages(
   }
   if (lastAssistantText >= 0) model.state = oneLine(messages[lastAssistantText].content, LIMITS.state);
 }
+
+/**
+ * A shell command as Commands run lists it: with the file it changed when it does not name it (SWE-agent's `edit 5:5`
+ * edits the file opened last: `` `edit 5:5 on src/a.py` ``, one line per file).
+ */
+const commandOf = (activity: ToolActivity): string => {
+  const file = activity.changesUnnamed;
+  // Not a command that names the file otherwise (relative to the directory it ran in, or by its name alone).
+  return file === undefined || activity.command!.includes(file.split(/[\\/]/).pop()!)
+    ? activity.command!
+    : `${activity.command!} on ${shortenPath(file)}`;
+};
 
 /** A sub-agent's call whose result is the report of the agent it ran (not a handle to collect it later). */
 const isSubAgentReport = (name: string, activity: ToolActivity): boolean =>
