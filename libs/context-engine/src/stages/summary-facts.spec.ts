@@ -23,6 +23,7 @@ describe('factsMissingFrom: what a model summary superseding a note must carry (
     '- intent: Start the server, then read its config.',
     '- bash `nohup serve /srv/b.ts > /srv/b.ts.log 2>&1 & echo $!` → ok: background PID 4010, output /srv/b.ts.log',
     '- read /srv/config.ts → 40 lines',
+    '- read /srv/a.ts → 12 lines',
     '- bash `npm test` → exit 1: 2 failed',
   ].join('\n');
 
@@ -32,6 +33,7 @@ describe('factsMissingFrom: what a model summary superseding a note must carry (
       '## Files touched',
       '- /srv/a.ts.log (write)',
       '- /srv/config.ts',
+      '- /srv/a.ts', // not the log the state lists, whose name starts the same
       '## Commands run',
       '- `nohup serve /srv/b.ts > /srv/b.ts.log 2>&1 & echo $!` → ok: background PID 4010, output /srv/b.ts.log',
       '- `npm test` → exit 1: 2 failed',
@@ -40,7 +42,7 @@ describe('factsMissingFrom: what a model summary superseding a note must carry (
 
   it('a summary that names them (the outcome of a command included) is held to nothing more', () => {
     const summary =
-      'Wrote /srv/a.ts.log; read /srv/config.ts. Ran `nohup serve /srv/b.ts > /srv/b.ts.log 2>&1 & echo $!` (ok) ' +
+      'Wrote /srv/a.ts.log; read /srv/config.ts and /srv/a.ts. Ran `nohup serve /srv/b.ts > /srv/b.ts.log 2>&1 & echo $!` (ok) ' +
       'and `npm test`, which failed with exit 1.';
     expect(factsMissingFrom(summary, [note(content)], 0, 0, 2000)).toBeUndefined();
     // The outcome counts: a summary calling the failed run a success still misses it, whatever digits it has (`2>&1`).

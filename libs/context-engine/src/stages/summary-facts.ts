@@ -104,7 +104,6 @@ export function factsMissingFrom(
  */
 function withStepFacts(state: string, span: readonly EffectiveEntry[]): string {
   const lines = state === '' ? [] : state.split('\n');
-  const listed = new Set(lines);
   const files = new Set<string>();
   const commands = new Map<string, string>();
   for (const e of span) {
@@ -122,17 +121,16 @@ function withStepFacts(state: string, span: readonly EffectiveEntry[]): string {
         else if (typeof args.path === 'string') files.add(args.path);
       });
   }
+  /** Whether the section lists `name` as an item (alone, or followed by its actions or outcome). */
   const has = (section: string, name: string): boolean => {
     let current = '';
     return lines.some((l) => {
       if (l.startsWith('## ')) current = l;
-      return current === section && l.startsWith(`- ${name}`);
+      return current === section && (l === `- ${name}` || l.startsWith(`- ${name} `));
     });
   };
   const missingFiles = [...files].filter((f) => !has('## Files touched', f)).map((f) => `- ${f}`);
-  const missingCommands = [...commands]
-    .filter(([c, item]) => !listed.has(item) && !has('## Commands run', `\`${c}\``))
-    .map(([, item]) => item);
+  const missingCommands = [...commands].filter(([c]) => !has('## Commands run', `\`${c}\``)).map(([, item]) => item);
   return withItems(withItems(lines, '## Files touched', missingFiles), '## Commands run', missingCommands).join('\n');
 }
 
