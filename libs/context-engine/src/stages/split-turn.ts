@@ -171,7 +171,8 @@ function richStepLines(
     if (intent) push(`${m.toolCalls?.length ? 'intent' : 'said'}: ${clip(intent, 240)}`);
     for (const c of m.toolCalls ?? []) {
       const activity = toolActivity(c, shell);
-      push(describeCall(c, activity, callOutcome(activity, results.get(c.id))));
+      const result = results.get(c.id);
+      push(describeCall(c, activity, callOutcome(activity, result), result));
     }
   }
   return out.map((l) => `- ${l.text}${l.count > 1 ? ` (×${l.count})` : ''}`);
