@@ -511,7 +511,8 @@ const REPORT_GIST_CHARS = 120;
 
 /**
  * One line for a call: `edit packages/a.ts (oldText: 120 chars, newText: 140 chars) → ok`,
- * `bash \`npm test\` → exit 1: FAIL src/x.test.ts`, `bash \`edit 5:5\` on src/a.py → ok`, `WebSearch(query=…) → ok`.
+ * `bash \`npm test\` → exit 1: FAIL src/x.test.ts`, `bash \`edit 5:5\` on src/a.py → ok`, `WebSearch(query=…) → ok`,
+ * `Task "Why the store test fails" → ok: …` (a sub-agent's report's opening, given its `result`).
  */
 export function describeCall(
   call: ToolCall,
