@@ -651,6 +651,26 @@ describe('filesOfShellCommand', () => {
     ['cd /repo && cat src/a.ts', [['/repo/src/a.ts', 'read']]],
     ["cat > new.py <<'EOF'\ncat secret.txt\nEOF\npython new.py", [['new.py', 'write']]],
     ['open src/b.py 120', [['src/b.py', 'read']]],
+    // PowerShell (Codex CLI on Windows), its parameters and aliases, in any case.
+    [
+      "Get-Content -LiteralPath 'C:\\Users\\me\\skills\\SKILL.md' -TotalCount 220",
+      [['C:\\Users\\me\\skills\\SKILL.md', 'read']],
+    ],
+    ['Get-Content src\\summary.ts | Select-Object -Skip 860 -First 80', [['src\\summary.ts', 'read']]],
+    [
+      'get-content README.md -Raw; gc -Path docs\\api.md',
+      [
+        ['README.md', 'read'],
+        ['docs\\api.md', 'read'],
+      ],
+    ],
+    ['Set-Content -Path notes.md -Value "done: 3 files"', [['notes.md', 'write']]],
+    ["'x' | Out-File -FilePath out.txt -Encoding utf8", [['out.txt', 'write']]],
+    ['Add-Content -Path CHANGELOG.md -Value "- fixed"', [['CHANGELOG.md', 'edit']]],
+    ['New-Item -ItemType File -Path src\\new.ts -Force', [['src\\new.ts', 'write']]],
+    ['New-Item -ItemType Directory -Path C:\\tmp\\build -Force', []],
+    ['Remove-Item -Recurse -Force dist\\bundle.js', [['dist\\bundle.js', 'delete']]],
+    ['Get-ChildItem src -Recurse -Filter *.ts', []],
     ['ls -la && grep -rn foo src/ && npm test', []],
     ['curl https://example.com/x.json', []],
   ])('%s', (command, expected) => {

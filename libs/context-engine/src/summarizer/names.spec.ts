@@ -87,6 +87,33 @@ describe('what a text or a call names', () => {
     const view = "Here's the files and directories up to 2 levels deep in /workspace/app, excluding hidden items:";
     expect(listsFiles('str_replace_editor', undefined, `${view}\n/workspace/app/setup.py`)).toBe(true);
     expect(listsFiles('str_replace_editor', undefined, "Here's the result of running `cat -n` on a.py")).toBe(false);
+    // PowerShell's (Codex CLI on Windows).
+    expect(listsFiles('shell_command', 'Get-ChildItem src -Recurse -Filter *.ts')).toBe(true);
+    expect(listsFiles('shell_command', 'Select-String -Path src\\*.ts -Pattern invokePlanner')).toBe(true);
+  });
+
+  it("filesInListing reads PowerShell's Get-ChildItem table: its files, in the directory of the heading above them", () => {
+    const listing = [
+      '',
+      '    Directory: C:\\repo\\src',
+      '',
+      'Mode                 LastWriteTime         Length Name',
+      '----                 -------------         ------ ----',
+      'd----          11/20/2025  1:36 PM                utils',
+      '-a---          11/20/2025  1:36 PM           1234 summary.ts',
+      '-a----         11/21/2025  9:02 AM            567 index.ts',
+      '',
+      '    Directory: C:\\repo\\src\\utils',
+      '',
+      '-a---          11/20/2025  1:36 PM            88 dates.ts',
+    ].join('\n');
+    expect(filesInListing(listing)).toEqual([
+      'C:\\repo\\src',
+      'C:\\repo\\src\\summary.ts',
+      'C:\\repo\\src\\index.ts',
+      'C:\\repo\\src\\utils',
+      'C:\\repo\\src\\utils\\dates.ts',
+    ]);
   });
 
   it('filesInListing takes the paths of ls, ls -l, find and search hits, not code or prose', () => {

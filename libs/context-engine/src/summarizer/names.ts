@@ -104,7 +104,7 @@ export function namesOfCall(
 }
 
 const LISTING_COMMAND =
-  /^\s*(?:ls|find|fd|tree|grep|rg|ag|git (?:status|ls-files|diff --(?:stat|name-only))|du|find_file|search_dir|search_file)\b/;
+  /^\s*(?:ls|find|fd|tree|grep|rg|ag|git (?:status|ls-files|diff --(?:stat|name-only))|du|find_file|search_dir|search_file|[Gg]et-[Cc]hild[Ii]tem|gci|dir|[Ss]elect-[Ss]tring|sls)\b/;
 const LISTING_TOOL = /glob|find|search|grep|^ls$|list/i;
 /** A file tool's view of a directory (OpenHands' `str_replace_editor view` of one). */
 const DIRECTORY_VIEW = /^\s*Here's the files and directories\b/;
@@ -127,9 +127,19 @@ export function filesInListing(text: string): string[] {
     const p = t.replace(/[:,/*@=|]$/, '').replace(/^\.\//, '');
     if (isListedPath(p)) out.add(p);
   };
+  let directory: string | undefined; // PowerShell's `Directory: C:\repo\src` heading
   for (const line of wholeLines(text).split('\n', 400)) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.length > 400) continue;
+    const heading = /^Directory: (.+)$/.exec(trimmed);
+    if (heading) directory = heading[1]!.replace(/[\\/]+$/, '');
+    // A row of PowerShell's `Get-ChildItem` (`-a---  11/20/2025  1:36 PM  1234 summary.ts`): a file, in the directory
+    // of the heading above it (`-Recurse` gives one heading per directory).
+    const row = /^-[-arhsl]{4,5}\s+\S+\s+\S+(?:\s+[AP]M)?\s+\d+\s+(\S.*)$/i.exec(trimmed);
+    if (row) {
+      add(directory ? `${directory}${directory.includes('\\') ? '\\' : '/'}${row[1]!}` : row[1]!);
+      continue;
+    }
     const hit = /^((?:[A-Za-z]:)?[^\s:]+):\d+[:-]/.exec(trimmed);
     // SWE-agent's search_dir / search_file / find_file: `path (3 matches)`, `Found 2 matches for "x" in path:`.
     const counted =

@@ -91,8 +91,27 @@ const isWindowsPath = (s: string): boolean =>
 const READ_VERBS = new Set(['cat', 'head', 'tail', 'less', 'more', 'nl', 'open', 'bat', 'view']);
 const EDIT_VERBS = new Set(['vim', 'vi', 'nano', 'emacs', 'code', 'edit']);
 const WRITE_VERBS = new Set(['create', 'touch']);
-/** Commands that delete the files they name (`rm`, `git rm`, Windows' `del`, PowerShell's `Remove-Item`). */
-const DELETE_VERBS = new Set(['rm', 'unlink', 'del', 'erase', 'Remove-Item', 'ri']);
+/** Commands that delete the files they name (`rm`, `git rm`, Windows' `del`; PowerShell's below). */
+const DELETE_VERBS = new Set(['rm', 'unlink', 'del', 'erase']);
+/**
+ * PowerShell's cmdlets that act on the files they name (`-Path`, `-LiteralPath`, `-FilePath` or first operand), and
+ * their aliases, by what they do; PowerShell does not tell case apart (Codex CLI on Windows: `Get-Content -LiteralPath
+ * 'C:\…\SKILL.md' -TotalCount 220`, `Get-Content src\summary.ts | Select-Object -First 240`).
+ */
+const POWERSHELL_ACTIONS: ReadonlyMap<string, FileAction> = new Map([
+  ['get-content', 'read'],
+  ['gc', 'read'],
+  ['set-content', 'write'],
+  ['out-file', 'write'],
+  ['new-item', 'write'],
+  ['ni', 'write'],
+  ['add-content', 'edit'],
+  ['ac', 'edit'],
+  ['remove-item', 'delete'],
+  ['ri', 'delete'],
+]);
+/** PowerShell's switches that take no value (the others' value follows them: `-TotalCount 220`, `-Encoding utf8`). */
+const POWERSHELL_SWITCH = /^-(?:raw|force|recurse|wait|nonewline|append|whatif|confirm|passthru)$/i;
 /** A switch of Windows' `del` (`/q`, `/f`), not a file. */
 const CMD_SWITCH = /^\/[A-Za-z]$/;
 /** Flags whose next token is a value, not a file (head -n 20, tail -c 100, sed -e script). */
@@ -139,14 +158,26 @@ export function filesOfShellCommand(
         return !/^\d?[<>]/.test(t) && !/^\d?(?:>>?|<<?-?)$/.test(prev);
       });
       const operands: string[] = [];
+      const powershell = POWERSHELL_ACTIONS.get(verb.toLowerCase());
       for (let i = 0; i < args.length; i++) {
+        if (powershell !== undefined && args[i].startsWith('-')) {
+          // A parameter naming the file gives it; any other one's value is not a file.
+          if (/^-(?:path|literalpath|filepath|pspath)$/i.test(args[i])) operands.push(args[++i] ?? '');
+          else if (!POWERSHELL_SWITCH.test(args[i])) i++;
+          continue;
+        }
         if (args[i].startsWith('-')) {
           if (flagTakesValue(verb, args[i])) i++;
           continue;
         }
         operands.push(args[i]);
       }
-      if (verb === 'sed') {
+      if (powershell !== undefined) {
+        // `New-Item -ItemType Directory` makes a directory.
+        if (powershell === 'write' && /\bdirectory\b/i.test(segment)) continue;
+        for (const p of operands.filter((o) => o !== '' && looksLikePath(o)))
+          files.push({ path: resolve(p), action: powershell });
+      } else if (verb === 'sed') {
         const inPlace = args.some((a) => /^-i/.test(a));
         const hasScriptFlag = args.some((a) => a === '-e' || a === '-f');
         for (const p of (hasScriptFlag ? operands : operands.slice(1)).filter(looksLikePath)) {
@@ -299,7 +330,7 @@ const withoutQuotedText = (line: string): string => line.replace(/'[^']*'|"(?:[^
 
 /** Programs that only look around: list, find, search, show a file or move in it, print where one is. */
 const LOOKING_AROUND =
-  /^(?:ls|ll|tree|pwd|cd|find|fd|locate|grep|egrep|rg|ag|cat|head|tail|less|more|nl|wc|file|stat|which|whereis|type|echo|open|goto|scroll_up|scroll_down|search_dir|search_file|find_file)$/;
+  /^(?:ls|ll|tree|pwd|cd|find|fd|locate|grep|egrep|rg|ag|cat|head|tail|less|more|nl|wc|file|stat|which|whereis|type|echo|open|goto|scroll_up|scroll_down|search_dir|search_file|find_file|get-childitem|gci|dir|get-content|gc|select-string|sls|get-item|get-location|test-path|get-command)$/i;
 
 /**
  * Writes a file or acts on what it finds, whatever the program: `> out`, `>> log`, `| tee f`, `find -delete/-exec`
