@@ -671,6 +671,15 @@ describe('filesOfShellCommand', () => {
     ['New-Item -ItemType Directory -Path C:\\tmp\\build -Force', []],
     ['Remove-Item -Recurse -Force dist\\bundle.js', [['dist\\bundle.js', 'delete']]],
     ['Get-ChildItem src -Recurse -Filter *.ts', []],
+    // File names in any script.
+    ["Get-Content -LiteralPath 'C:\\work\\讲义文本.txt'", [['C:\\work\\讲义文本.txt', 'read']]],
+    [
+      'cat docs/résumé.md notes/日本語.txt',
+      [
+        ['docs/résumé.md', 'read'],
+        ['notes/日本語.txt', 'read'],
+      ],
+    ],
     ['ls -la && grep -rn foo src/ && npm test', []],
     ['curl https://example.com/x.json', []],
   ])('%s', (command, expected) => {

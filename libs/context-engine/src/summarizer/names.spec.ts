@@ -92,6 +92,14 @@ describe('what a text or a call names', () => {
     expect(listsFiles('shell_command', 'Select-String -Path src\\*.ts -Pattern invokePlanner')).toBe(true);
   });
 
+  it('filesInListing takes file names in any script', () => {
+    expect(filesInListing('café.py  résumé.md  src/\n./docs/日本語.txt')).toEqual([
+      'café.py',
+      'résumé.md',
+      'docs/日本語.txt',
+    ]);
+  });
+
   it("filesInListing reads PowerShell's Get-ChildItem table: its files, in the directory of the heading above them", () => {
     const listing = [
       '',

@@ -113,7 +113,7 @@ export const listsFiles = (tool: string, command: string | undefined, result = '
   command !== undefined ? LISTING_COMMAND.test(command) : LISTING_TOOL.test(tool) || DIRECTORY_VIEW.test(result);
 
 const LISTED_PATH =
-  /^(?:[\w@~.+-]+\/)*[\w@+-][\w@.+-]*\.[A-Za-z][\w]{0,9}$|^(?:[\w@~.+-]*\/)+[\w@.+-]+$|^[A-Za-z]:(?:[\\/][\w@~.+-]+)+$/;
+  /^(?:[\p{L}\p{N}_@~.+-]+\/)*[\p{L}\p{N}_@+-][\p{L}\p{N}_@.+-]*\.[A-Za-z][\w]{0,9}$|^(?:[\p{L}\p{N}_@~.+-]*\/)+[\p{L}\p{N}_@.+-]+$|^[A-Za-z]:(?:[\\/][\p{L}\p{N}_@~.+-]+)+$/u;
 const PERMISSIONS = /^[-dlcbps][rwxsStT-]{9}[@+.]?$/;
 const isListedPath = (t: string): boolean => t.length >= 3 && t.length <= 200 && LISTED_PATH.test(t) && !/^\d/.test(t);
 
@@ -156,7 +156,8 @@ export function filesInListing(text: string): string[] {
   return [...out];
 }
 
-const LISTED_NAME = /^(?:\.{0,2}\/|~\/)?[\w@~.+-]+(?:\/[\w@.+-]+)*[/*@=|:,]?$|^[A-Za-z]:(?:[\\/][\w@~.+-]+)+[\\/:]?$/;
+const LISTED_NAME =
+  /^(?:\.{0,2}\/|~\/)?[\p{L}\p{N}_@~.+-]+(?:\/[\p{L}\p{N}_@.+-]+)*[/*@=|:,]?$|^[A-Za-z]:(?:[\\/][\p{L}\p{N}_@~.+-]+)+[\\/:]?$/u;
 
 /**
  * The text without the partial lines around a character cut (`[... 639 chars, 19 lines truncated ...]`, `[... N

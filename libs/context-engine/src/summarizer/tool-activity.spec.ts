@@ -1,6 +1,13 @@
 import { newCall } from '../testing/fixtures';
 import { callOutcome, describeCall } from './call-outcome';
-import { commandHead, filesOfEditBlocks, filesOfPatch, looksAround, toolActivity } from './tool-activity';
+import {
+  commandHead,
+  filesOfEditBlocks,
+  filesOfPatch,
+  filesOfShellCommand,
+  looksAround,
+  toolActivity,
+} from './tool-activity';
 
 describe('toolActivity: the shapes other agents give their calls', () => {
   it("reads an argv command (Codex's shell tool): the script given to `bash -lc`, else the words", () => {
@@ -99,6 +106,24 @@ describe('commandHead: the line a command is known by', () => {
     expect(commandHead("python3 - <<'EOF'\nimport sys\nprint(sys.argv)\nEOF")).toBe(
       "python3 - <<'EOF' import sys print(sys.argv)",
     );
+  });
+
+  it("PowerShell's here-string given to a program: the program, then the script's first lines", () => {
+    const script = [
+      "@'",
+      'from docx import Document',
+      "doc = Document(r'C:\\work\\notes.docx')",
+      "'@ | & 'C:\\rt\\python.exe' -",
+      "Select-String -LiteralPath 'C:\\work\\notes.txt' -Pattern 'fiber' -Context 3,6",
+    ].join('\n');
+    expect(commandHead(script)).toBe(
+      "'C:\\rt\\python.exe' - @' from docx import Document doc = Document(r'C:\\work\\notes.docx')",
+    );
+    // Its body is text, not commands; the line after it is one.
+    expect(filesOfShellCommand(`${script}\nGet-Content -Path C:\\work\\out.txt`).files).toEqual([
+      { path: 'C:\\work\\out.txt', action: 'read' },
+    ]);
+    expect(commandHead("$code = @'\nprint(1)\n'@\npython -c $code")).toBe("$code = @' print(1)");
   });
 
   it("skips a script's opening cd and leads with its comment; a file's heredoc and an editor's body stay content", () => {

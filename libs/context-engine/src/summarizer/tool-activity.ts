@@ -71,7 +71,7 @@ const looksLikePath = (s: string): boolean =>
   s.length > 0 &&
   s.length <= 300 &&
   !s.includes('\n') &&
-  ((/^[\w@~./+-][\w@~./+,=-]*$/.test(s) &&
+  ((/^[\p{L}\p{N}_@~./+-][\p{L}\p{N}_@~./+,=-]*$/u.test(s) &&
     /[./]/.test(s) &&
     !/^[\d.,:/+-]+$/.test(s) &&
     !/^\.+$/.test(s) &&
@@ -81,12 +81,13 @@ const looksLikePath = (s: string): boolean =>
 
 /**
  * A Windows path (agents on Windows: `D:\Projects\app\src\a.ts`, `C:/work/a.md`), from a drive, or relative with
- * backslashes and a file's extension (`server\src\a.ts`; not an escape in a pattern, `a\.b`).
+ * backslashes and a file's extension (`server\src\a.ts`; not an escape in a pattern, `a\.b`); names in any script
+ * (`work\实验讲义.docx`).
  */
 const isWindowsPath = (s: string): boolean =>
   /^[A-Za-z]:[\\/]/.test(s)
-    ? /^[A-Za-z]:(?:[\\/][\w@~.+-]+)+[\\/]?$/.test(s)
-    : /^[\w@~+-][\w@~.+-]*(?:\\[\w@~+-][\w@~.+-]*)+\.[A-Za-z]\w{0,9}$/.test(s);
+    ? /^[A-Za-z]:(?:[\\/][\p{L}\p{N}_@~.+-]+)+[\\/]?$/u.test(s)
+    : /^[\p{L}\p{N}_@~+-][\p{L}\p{N}_@~.+-]*(?:\\[\p{L}\p{N}_@~+-][\p{L}\p{N}_@~.+-]*)+\.[A-Za-z]\w{0,9}$/u.test(s);
 
 const READ_VERBS = new Set(['cat', 'head', 'tail', 'less', 'more', 'nl', 'open', 'bat', 'view']);
 const EDIT_VERBS = new Set(['vim', 'vi', 'nano', 'emacs', 'code', 'edit']);
@@ -205,14 +206,21 @@ export function filesOfShellCommand(
 }
 
 /**
- * The lines of a shell command that are commands: a heredoc's body and an SWE-agent edit's body (file content, up to
- * and with their terminator) are skipped.
+ * The lines of a shell command that are commands: a heredoc's body, a PowerShell here-string's and an SWE-agent
+ * edit's body (file content, up to and with their terminator) are skipped.
  */
 function* commandLines(command: string): Generator<string> {
   const lines = command.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     yield line;
+    const here = HERE_STRING.exec(line);
+    if (here) {
+      // A PowerShell here-string's body is text; what follows its closing `'@` on that line is a command.
+      while (i + 1 < lines.length && !lines[i + 1]!.startsWith(`${here[1]}@`)) i++;
+      if (i + 1 < lines.length) yield lines[++i]!.slice(2);
+      continue;
+    }
     const heredoc = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
     const terminator = heredoc ? heredoc[1] : RANGE_EDIT.test(line.trim()) ? 'end_of_edit' : undefined;
     if (terminator) {
@@ -253,6 +261,20 @@ export function commandHead(command: string): string {
 function headOf(lines: readonly string[]): string {
   const first = lines[0]!;
   if (lines.length === 1 || RANGE_EDIT.test(first.trim())) return first;
+  const here = HERE_STRING.exec(first);
+  if (here) {
+    // PowerShell's here-string (`@'` … `'@ | & python.exe -`): the program it is given to, then its first lines.
+    const close = lines.findIndex((l, i) => i > 0 && l.startsWith(`${here[1]}@`));
+    const runner =
+      close < 0
+        ? ''
+        : lines[close]!.slice(2)
+            .replace(/^\s*\|\s*(?:&\s*)?/, '')
+            .trim();
+    const opener = first.slice(0, here.index).trim();
+    const body = lines.slice(1, close < 0 ? lines.length : close);
+    return joinLines([runner, opener, `@${here[1]}`].filter((t) => t !== '').join(' '), body, ' ');
+  }
   const heredoc = HEREDOC.exec(first);
   if (heredoc) {
     const end = lines.findIndex((l, i) => i > 0 && l.trim() === heredoc[2]);
@@ -277,6 +299,8 @@ function headOf(lines: readonly string[]): string {
 }
 
 const HEREDOC = /<<-?\s*(['"]?)(\w+)\1/;
+/** A line that opens a PowerShell here-string (`@'` or `@"` last on it); a line starting `'@` / `"@` closes it. */
+const HERE_STRING = /@(['"])\s*$/;
 const CD_ONLY = /^\s*cd\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s*;?\s*$/;
 /** Programs that run the script a heredoc gives them (`python3 - <<'EOF'`, `psql <<SQL`). */
 const INTERPRETER = /^(?:python\d*(?:\.\d+)?|node|ruby|perl|bash|sh|zsh|psql|mysql|sqlite3|php|Rscript)$/;
