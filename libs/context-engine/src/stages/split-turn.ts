@@ -171,8 +171,7 @@ function richStepLines(
     if (intent) push(`${m.toolCalls?.length ? 'intent' : 'said'}: ${clip(intent, 240)}`);
     for (const c of m.toolCalls ?? []) {
       const activity = toolActivity(c, shell);
-      const result = results.get(c.id);
-      push(describeCall(c, activity, callOutcome(activity, result), result));
+      push(describeCall(c, activity, callOutcome(activity, results.get(c.id))));
     }
   }
   return out.map((l) => `- ${l.text}${l.count > 1 ? ` (×${l.count})` : ''}`);

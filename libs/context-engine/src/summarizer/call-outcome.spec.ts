@@ -543,13 +543,6 @@ describe('describeCall: one line per call', () => {
     expect(describeCall(task, toolActivity(task, {}), outcomeOf(task, report))).toBe(
       'Task "Why the store test fails" → ok: Sessions are stored by `SessionStore`; `save` never sets `expiresAt`.',
     );
-    // A report of many lines: what it opens with (headings left out), given the result.
-    const long = result(
-      `## Findings\n1. The seed comes from \`time.time()\` in chall.py.\n2. decrypt.py must read msg.enc as hex.\n${'More. '.repeat(80)}`,
-    );
-    expect(describeCall(task, toolActivity(task, {}), outcomeOf(task, long), long)).toBe(
-      'Task "Why the store test fails" → ok: The seed comes from `time.time()` in chall.py. decrypt.py must read msg.enc as hex. More. More. More. More. More. More.…',
-    );
     // Without a description, what it was told to do, cut short.
     const agent = call('codebase_investigator', { objective: 'Map the build scripts' });
     expect(describeCall(agent, toolActivity(agent, {}), { ok: true, text: 'ok' })).toBe(

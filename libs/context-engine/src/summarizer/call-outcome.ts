@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall } from '../model/message';
-import { handlesText, isSubAgentTool, launchHandles, launchLabel, reportGist } from './background';
+import { handlesText, isSubAgentTool, launchHandles, launchLabel } from './background';
 import { keptFailureOf, prunedFailure, prunedKept } from './pruned-result';
 import { parseArguments, type ToolActivity } from './tool-activity';
 
@@ -506,20 +506,12 @@ export function describeArguments(call: ToolCall, skip: ReadonlySet<string> = ne
     .join(', ');
 }
 
-/** How much of a sub-agent's report its step line keeps. */
-const REPORT_GIST_CHARS = 120;
-
 /**
  * One line for a call: `edit packages/a.ts (oldText: 120 chars, newText: 140 chars) → ok`,
  * `bash \`npm test\` → exit 1: FAIL src/x.test.ts`, `bash \`edit 5:5\` on src/a.py → ok`, `WebSearch(query=…) → ok`,
- * `Task "Why the store test fails" → ok: …` (a sub-agent's report's opening, given its `result`).
+ * `Task "Why the store test fails" → ok`.
  */
-export function describeCall(
-  call: ToolCall,
-  activity: ToolActivity,
-  outcome: CallOutcome,
-  result?: ChatMessage,
-): string {
+export function describeCall(call: ToolCall, activity: ToolActivity, outcome: CallOutcome): string {
   let head: string;
   if (activity.command !== undefined) {
     head = `${call.name} \`${clipLine(activity.command, 200)}\``;
@@ -530,11 +522,9 @@ export function describeCall(
     const rest = describeArguments(call, new Set(pathKey ? [pathKey] : []));
     head = `${call.name} ${shortenPath(file)}${rest ? ` (${rest})` : ''}`;
   } else if (isSubAgentTool(call.name)) {
-    // A sub-agent is named by what it was asked (`Task "Why the store test fails"`), and its report by what it opens
-    // with, as in Commands run.
+    // A sub-agent is named by what it was asked (`Task "Why the store test fails"`), as in Commands run (which also
+    // has its report's opening: a step line with it made a tight note too long to fit).
     head = launchLabel(call, activity);
-    const gist = outcome.text === 'ok' && result ? reportGist(result.content, REPORT_GIST_CHARS) : '';
-    if (gist !== '') return `${head} → ok: ${gist}`;
   } else head = `${call.name}(${describeArguments(call)})`;
   return `${head} → ${outcome.text}`;
 }
