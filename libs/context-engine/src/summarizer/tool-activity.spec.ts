@@ -124,6 +124,11 @@ describe('commandHead: the line a command is known by', () => {
       { path: 'C:\\work\\out.txt', action: 'read' },
     ]);
     expect(commandHead("$code = @'\nprint(1)\n'@\npython -c $code")).toBe("$code = @' print(1)");
+    // A quoted string that ends with `@` opens nothing: the next line is a command.
+    expect(commandHead("echo 'mail me@'\ncat notes/a.txt")).toBe("echo 'mail me@'");
+    expect(filesOfShellCommand("echo 'mail me@'\ncat notes/a.txt").files).toEqual([
+      { path: 'notes/a.txt', action: 'read' },
+    ]);
   });
 
   it("skips a script's opening cd and leads with its comment; a file's heredoc and an editor's body stay content", () => {

@@ -299,8 +299,11 @@ function headOf(lines: readonly string[]): string {
 }
 
 const HEREDOC = /<<-?\s*(['"]?)(\w+)\1/;
-/** A line that opens a PowerShell here-string (`@'` or `@"` last on it); a line starting `'@` / `"@` closes it. */
-const HERE_STRING = /@(['"])\s*$/;
+/**
+ * A line that opens a PowerShell here-string (`@'` or `@"` last on it, alone or after `=`, `(` or a space: not `echo
+ * 'me@'`); a line starting `'@` / `"@` closes it.
+ */
+const HERE_STRING = /(?:^|[\s=(])@(['"])\s*$/;
 const CD_ONLY = /^\s*cd\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s*;?\s*$/;
 /** Programs that run the script a heredoc gives them (`python3 - <<'EOF'`, `psql <<SQL`). */
 const INTERPRETER = /^(?:python\d*(?:\.\d+)?|node|ruby|perl|bash|sh|zsh|psql|mysql|sqlite3|php|Rscript)$/;
