@@ -669,6 +669,7 @@ describe('filesOfShellCommand', () => {
     ['Add-Content -Path CHANGELOG.md -Value "- fixed"', [['CHANGELOG.md', 'edit']]],
     ['New-Item -ItemType File -Path src\\new.ts -Force', [['src\\new.ts', 'write']]],
     ['New-Item -ItemType Directory -Path C:\\tmp\\build -Force', []],
+    ['New-Item -Path docs\\directory-notes.md', [['docs\\directory-notes.md', 'write']]],
     ['Remove-Item -Recurse -Force dist\\bundle.js', [['dist\\bundle.js', 'delete']]],
     ['Get-ChildItem src -Recurse -Filter *.ts', []],
     // File names in any script.

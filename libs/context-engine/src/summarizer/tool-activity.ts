@@ -175,7 +175,7 @@ export function filesOfShellCommand(
       }
       if (powershell !== undefined) {
         // `New-Item -ItemType Directory` makes a directory.
-        if (powershell === 'write' && /\bdirectory\b/i.test(segment)) continue;
+        if (powershell === 'write' && /\s-ItemType\s+['"]?Directory\b/i.test(segment)) continue;
         for (const p of operands.filter((o) => o !== '' && looksLikePath(o)))
           files.push({ path: resolve(p), action: powershell });
       } else if (verb === 'sed') {
