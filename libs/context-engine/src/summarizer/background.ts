@@ -1,6 +1,5 @@
 import type { ChatMessage, ToolCall } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
-import { proseOf } from './prose';
 import { activitiesOf, parseArguments, toolActivity, type ToolActivity } from './tool-activity';
 
 /**
@@ -193,26 +192,6 @@ const DESCRIPTION_KEYS = ['description', 'title', 'name', 'task', 'objective', '
  */
 export const isSubAgentTool = (name: string): boolean => SUB_AGENT_TOOL.test(name);
 const SUB_AGENT_TOOL = /^(?:task|agent|dispatch_agent|codebase_investigator|sub_?agent|spawn_agent|delegate_task)$/i;
-
-/** A heading of a report (`## Summary`, `**Findings:**`, `Root cause:`), not a finding. */
-const REPORT_HEADING = /^(?:#+\s.*|\*\*[^*]+\*\*:?|[\w ]{1,40}:)$/;
-
-/** What a sub-agent's report opens with: its first lines of prose (not headings, not code), up to `max` characters. */
-export function reportGist(report: string, max: number): string {
-  const out: string[] = [];
-  let length = 0;
-  for (const raw of proseOf(report.slice(0, 8_000)).split('\n')) {
-    const line = raw
-      .trim()
-      .replace(/^(?:[-*•>]|\d+[.)])\s+/, '')
-      .trim();
-    if (line === '' || REPORT_HEADING.test(line)) continue;
-    out.push(line);
-    length += line.length + 1;
-    if (length >= max) break;
-  }
-  return clip(out.join(' '), max);
-}
 
 /**
  * A call, short (a launch's, a sub-agent's): its command, or what it was told to do (`Task "Poem about Thai green

@@ -6,7 +6,6 @@ import {
   finishedInLaterNotes,
   isBackgroundLine,
   isSubAgentTool,
-  reportGist,
   launchLabel,
   type Launch,
   openLaunchesOf,
@@ -579,6 +578,26 @@ function absorbReport(model: Model, label: string, report: string, rank: number)
   seeFiles(model, filesNamedIn(report), rank - 1);
   const gist = reportGist(report, LIMITS.report);
   addCommand(model, label, rank, 1, gist ? `ok: ${gist}` : 'ok');
+}
+
+/** A heading of a report (`## Summary`, `**Findings:**`, `Root cause:`), not a finding. */
+const REPORT_HEADING = /^(?:#+\s.*|\*\*[^*]+\*\*:?|[\w ]{1,40}:)$/;
+
+/** What a sub-agent's report opens with: its first lines of prose (not headings, not code), up to `max` characters. */
+export function reportGist(report: string, max: number): string {
+  const out: string[] = [];
+  let length = 0;
+  for (const raw of proseOf(report.slice(0, 8_000)).split('\n')) {
+    const line = raw
+      .trim()
+      .replace(/^(?:[-*•>]|\d+[.)])\s+/, '')
+      .trim();
+    if (line === '' || REPORT_HEADING.test(line)) continue;
+    out.push(line);
+    length += line.length + 1;
+    if (length >= max) break;
+  }
+  return oneLine(out.join(' '), max);
 }
 
 /**

@@ -217,8 +217,10 @@ function* commandLines(command: string): Generator<string> {
     const here = HERE_STRING.exec(line);
     if (here) {
       // A PowerShell here-string's body is text; what follows its closing `'@` on that line is a command.
-      while (i + 1 < lines.length && !lines[i + 1]!.startsWith(`${here[1]}@`)) i++;
-      if (i + 1 < lines.length) yield lines[++i]!.slice(2);
+      const close = hereStringEnd(lines, i, here[1]!);
+      if (close < 0) return;
+      i = close;
+      yield lines[close]!.slice(2);
       continue;
     }
     const heredoc = /<<-?\s*['"]?(\w+)['"]?/.exec(line);
@@ -264,7 +266,7 @@ function headOf(lines: readonly string[]): string {
   const here = HERE_STRING.exec(first);
   if (here) {
     // PowerShell's here-string (`@'` … `'@ | & python.exe -`): the program it is given to, then its first lines.
-    const close = lines.findIndex((l, i) => i > 0 && l.startsWith(`${here[1]}@`));
+    const close = hereStringEnd(lines, 0, here[1]!);
     const runner =
       close < 0
         ? ''
@@ -304,6 +306,11 @@ const HEREDOC = /<<-?\s*(['"]?)(\w+)\1/;
  * 'me@'`); a line starting `'@` / `"@` closes it.
  */
 const HERE_STRING = /(?:^|[\s=(])@(['"])\s*$/;
+/** The line that closes a here-string opened on line `at` with `quote` (it starts `'@` / `"@`), or -1. */
+const hereStringEnd = (lines: readonly string[], at: number, quote: string): number => {
+  for (let i = at + 1; i < lines.length; i++) if (lines[i]!.startsWith(`${quote}@`)) return i;
+  return -1;
+};
 const CD_ONLY = /^\s*cd\s+(?:"[^"]*"|'[^']*'|[^\s;&|]+)\s*;?\s*$/;
 /** Programs that run the script a heredoc gives them (`python3 - <<'EOF'`, `psql <<SQL`). */
 const INTERPRETER = /^(?:python\d*(?:\.\d+)?|node|ruby|perl|bash|sh|zsh|psql|mysql|sqlite3|php|Rscript)$/;
