@@ -555,13 +555,10 @@ function absorbMessages(
  * A shell command as Commands run lists it: with the file it changed when it does not name it (SWE-agent's `edit 5:5`
  * edits the file opened last: `` `edit 5:5 on src/a.py` ``, one line per file).
  */
-const commandOf = (activity: ToolActivity): string => {
-  const file = activity.changesUnnamed;
-  // Not a command that names the file otherwise (relative to the directory it ran in, or by its name alone).
-  return file === undefined || activity.command!.includes(file.split(/[\\/]/).pop()!)
+const commandOf = (activity: ToolActivity): string =>
+  activity.changesUnnamed === undefined
     ? activity.command!
-    : `${activity.command!} on ${shortenPath(file)}`;
-};
+    : `${activity.command!} on ${shortenPath(activity.changesUnnamed)}`;
 
 /** A sub-agent's call whose result is the report of the agent it ran (not a handle to collect it later). */
 const isSubAgentReport = (name: string, activity: ToolActivity): boolean =>

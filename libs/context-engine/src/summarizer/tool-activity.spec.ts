@@ -82,6 +82,43 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     ]);
   });
 
+  it("reads SWE-agent's editing tools that name no file as edits of the file open (`insert`, `edit` by search)", () => {
+    const state = {};
+    expect(toolActivity(newCall('create', { filename: 'reproduce.py' }), state).files).toEqual([
+      { path: 'reproduce.py', action: 'write' },
+    ]);
+    const insert = newCall('insert', { text: 'print(td_field.serialize("td_field", obj))' });
+    const inserted = toolActivity(insert, state);
+    expect(inserted.files).toEqual([{ path: 'reproduce.py', action: 'edit' }]);
+    expect(
+      describeCall(insert, inserted, callOutcome(inserted, { role: 'tool', content: '[File: reproduce.py]' })),
+    ).toMatch(/^insert reproduce\.py \(text: 42 chars\) → ok/);
+    toolActivity(newCall('open', { path: 'src/marshmallow/fields.py', line_number: 1474 }), state);
+    expect(toolActivity(newCall('edit', { search: 'int(', replace: 'int(round(' }), state).files).toEqual([
+      { path: 'src/marshmallow/fields.py', action: 'edit' },
+    ]);
+    // The file open before the messages read, looked up for the call.
+    const earlier = { openedEarlier: () => 'src/a.py' };
+    expect(toolActivity(newCall('insert', { text: 'x = 1' }), earlier).files).toEqual([
+      { path: 'src/a.py', action: 'edit' },
+    ]);
+    // No file open: nothing to name; a tool that reads or runs is no edit of the open file.
+    expect(toolActivity(newCall('insert', { text: 'x = 1' }), {}).files).toEqual([]);
+    expect(toolActivity(newCall('scroll_down', {}), { lastOpened: 'src/a.py' }).files).toEqual([]);
+  });
+
+  it('names a changed file after a command only when the command does not (relative to its directory, by name)', () => {
+    const relative = toolActivity(newCall('bash', { command: "cd /repo && sed -i 's/a/b/' packages/x.ts" }), {});
+    expect(relative.files).toEqual([{ path: '/repo/packages/x.ts', action: 'edit' }]);
+    expect(relative.changesUnnamed).toBeUndefined();
+    expect(relative.label).toBe("bash sed -i 's/a/b/' packages/x.ts");
+    const range = toolActivity(newCall('bash', { command: 'edit 5:5\n    return x\nend_of_edit' }), {
+      lastOpened: '/repo/src/a.py',
+    });
+    expect(range.changesUnnamed).toBe('/repo/src/a.py');
+    expect(range.label).toBe('bash edit 5:5 on /repo/src/a.py');
+  });
+
   it('describes such a call by its command, with its real outcome', () => {
     const c = newCall('shell', { command: ['bash', '-lc', 'pytest -q'] });
     const activity = toolActivity(c, {});

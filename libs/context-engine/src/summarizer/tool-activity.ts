@@ -629,11 +629,23 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
   if (files.length === 0 || command !== undefined)
     for (const v of Object.values(args))
       for (const f of filesOfPatch(commandText(v) ?? '')) if (!files.some((g) => g.path === f.path)) files.push(f);
+  // An editing tool that names no file edits the one open (SWE-agent's `edit` by search/replace or line range, its
+  // `insert`).
+  if (files.length === 0 && command === undefined && classify(call.name) === 'edit') {
+    const open = state.lastOpened ?? state.openedEarlier?.();
+    if (open !== undefined) {
+      files.push({ path: open, action: 'edit' });
+      state.lastOpened = open;
+    }
+  }
   const firstLine = command === undefined ? undefined : withoutLeadingCd(commandHead(command));
   const target = firstLine ?? files[0]?.path ?? '';
-  // A command that changes a file it does not name (SWE-agent's `edit 10:12` edits the file opened last).
+  // A command that changes a file it does not name (SWE-agent's `edit 10:12` edits the file opened last); named
+  // relative to the directory it ran in, or by its name alone, it is named.
   const changed =
-    firstLine === undefined ? undefined : files.find((f) => isChange(f.action) && !firstLine.includes(f.path));
+    firstLine === undefined
+      ? undefined
+      : files.find((f) => isChange(f.action) && !firstLine.includes(f.path.split(/[\\/]/).pop()!));
   // Computed on first use: most readers of an activity (a note's step lines) never ask.
   let targets: string[] | undefined;
   let background: boolean | undefined;
