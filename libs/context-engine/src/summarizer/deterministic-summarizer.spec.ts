@@ -681,6 +681,42 @@ describe('filesOfShellCommand', () => {
         ['notes/日本語.txt', 'read'],
       ],
     ],
+    // Copies and moves: the new paths written, a move's sources deleted; into a directory by the file's name.
+    ['cat -n src/a.py', [['src/a.py', 'read']]],
+    ['cp -n config/dark.json ~/.app/themes/test.json', [['~/.app/themes/test.json', 'write']]],
+    [
+      'cd /repo && mv changelog.ts shell.ts utils/',
+      [
+        ['/repo/changelog.ts', 'delete'],
+        ['/repo/utils/changelog.ts', 'write'],
+        ['/repo/shell.ts', 'delete'],
+        ['/repo/utils/shell.ts', 'write'],
+      ],
+    ],
+    [
+      'git mv src/a.ts src/b.ts',
+      [
+        ['src/a.ts', 'delete'],
+        ['src/b.ts', 'write'],
+      ],
+    ],
+    [
+      'mv notes.md docs',
+      [
+        ['notes.md', 'delete'],
+        ['docs/notes.md', 'write'],
+      ],
+    ],
+    ['cp x.py .', [['x.py', 'write']]],
+    ["Copy-Item -LiteralPath 'F:\\in\\lab.docx' -Destination 'C:\\work\\lab.docx'", [['C:\\work\\lab.docx', 'write']]],
+    [
+      'Move-Item a.txt archive\\',
+      [
+        ['a.txt', 'delete'],
+        ['archive\\a.txt', 'write'],
+      ],
+    ],
+    ['cp -r src/ build/ && mv build dist', []],
     ['ls -la && grep -rn foo src/ && npm test', []],
     ['curl https://example.com/x.json', []],
   ])('%s', (command, expected) => {
@@ -827,9 +863,10 @@ describe('real sessions', () => {
     // with directories (`ls -F`: `src/`, `LICENSE`) gives its file names too and room the other sections leave goes
     // to the files left out; 20 since a failed run's error line is its compiler's line rather than its exit status
     // (longer, so one file less fits); still 20 with the commits made kept first in Commands run (19 until their
-    // lines stopped saying the message twice). The 5 missing are left out by the budget (files only seen in
-    // listings).
-    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 20, of: 25 });
+    // lines stopped saying the message twice); 19 since copies are read (`cp main.ts main-new.ts` writes
+    // main-new.ts: the longer lines leave fuzzy.ts, seen in a listing, out). The 6 missing are left out by the budget
+    // (files only seen in listings).
+    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 19, of: 25 });
   });
 
   it('every session: the older 70% summarizes smaller than itself, deterministically, within its budget', () => {

@@ -115,9 +115,54 @@ const POWERSHELL_ACTIONS: ReadonlyMap<string, FileAction> = new Map([
 const POWERSHELL_SWITCH = /^-(?:raw|force|recurse|wait|nonewline|append|whatif|confirm|passthru)$/i;
 /** A switch of Windows' `del` (`/q`, `/f`), not a file. */
 const CMD_SWITCH = /^\/[A-Za-z]$/;
-/** Flags whose next token is a value, not a file (head -n 20, tail -c 100, sed -e script). */
+/** Flags whose next token is a value, not a file (head -n 20, tail -c 100, sed -e script; not cat -n, cp -n). */
 const flagTakesValue = (verb: string, flag: string): boolean =>
-  verb === 'sed' ? /^-(?:e|f|l)$/.test(flag) : /^-(?:n|c)$/.test(flag);
+  verb === 'sed' ? /^-(?:e|f|l)$/.test(flag) : (verb === 'head' || verb === 'tail') && /^-(?:n|c)$/.test(flag);
+/**
+ * Commands that copy or move files to their last operand (`cp a.json b.json`, `mv a.ts b.ts utils/`), and
+ * PowerShell's (`Copy-Item -LiteralPath a.docx -Destination b.docx`, any case); `git mv` too.
+ */
+const TRANSFER_VERBS: ReadonlyMap<string, 'copy' | 'move'> = new Map([
+  ['cp', 'copy'],
+  ['copy-item', 'copy'],
+  ['cpi', 'copy'],
+  ['mv', 'move'],
+  ['move-item', 'move'],
+  ['mi', 'move'],
+]);
+const hasExtension = (path: string): boolean => /\.[^./\\]+$/.test(path.replace(/[\\/]+$/, ''));
+const baseName = (path: string): string => path.split(/[\\/]/).pop()!;
+
+/**
+ * The files a copy or a move names: its sources' new paths (written; in the destination when it is a directory: it
+ * ends with a separator, several files go to it, or it has no extension where the file has one) and, for a move, its
+ * sources (deleted). Only files (a name with an extension): a directory's files are not known.
+ */
+function transferred(
+  kind: 'copy' | 'move',
+  sources: readonly string[],
+  destination: string,
+): { path: string; action: FileAction }[] {
+  const files = sources.filter((s) => looksLikePath(s) && hasExtension(s));
+  const intoDirectory =
+    destination === '.' ||
+    /[\\/]$/.test(destination) ||
+    sources.length > 1 ||
+    (!hasExtension(destination) && files.length > 0);
+  if (!intoDirectory && !looksLikePath(destination)) return [];
+  const separator = destination.includes('\\') && !destination.includes('/') ? '\\' : '/';
+  const out: { path: string; action: FileAction }[] = [];
+  for (const source of files) {
+    if (kind === 'move') out.push({ path: source, action: 'delete' });
+    const to = !intoDirectory
+      ? destination
+      : destination === '.'
+        ? baseName(source)
+        : `${destination.replace(/[\\/]+$/, '')}${separator}${baseName(source)}`;
+    out.push({ path: to, action: 'write' });
+  }
+  return out;
+}
 
 function tokenize(line: string): string[] {
   return (line.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).map((t) => t.replace(/^(['"])(.*)\1$/, '$2'));
@@ -160,10 +205,14 @@ export function filesOfShellCommand(
       });
       const operands: string[] = [];
       const powershell = POWERSHELL_ACTIONS.get(verb.toLowerCase());
+      const transfer = verb === 'git' && args[0] === 'mv' ? 'move' : TRANSFER_VERBS.get(verb.toLowerCase());
+      const cmdlet = powershell !== undefined || (transfer !== undefined && !/^(?:cp|mv|git)$/.test(verb));
+      let destination: string | undefined;
       for (let i = 0; i < args.length; i++) {
-        if (powershell !== undefined && args[i].startsWith('-')) {
+        if (cmdlet && args[i].startsWith('-')) {
           // A parameter naming the file gives it; any other one's value is not a file.
           if (/^-(?:path|literalpath|filepath|pspath)$/i.test(args[i])) operands.push(args[++i] ?? '');
+          else if (/^-destination$/i.test(args[i])) destination = args[++i];
           else if (!POWERSHELL_SWITCH.test(args[i])) i++;
           continue;
         }
@@ -178,6 +227,12 @@ export function filesOfShellCommand(
         if (powershell === 'write' && /\s-ItemType\s+['"]?Directory\b/i.test(segment)) continue;
         for (const p of operands.filter((o) => o !== '' && looksLikePath(o)))
           files.push({ path: resolve(p), action: powershell });
+      } else if (transfer !== undefined) {
+        const named = verb === 'git' ? operands.slice(1) : operands;
+        const to = destination ?? (named.length >= 2 ? named[named.length - 1] : undefined);
+        const from = destination === undefined ? named.slice(0, -1) : named;
+        if (to !== undefined)
+          for (const f of transferred(transfer, from, to)) files.push({ path: resolve(f.path), action: f.action });
       } else if (verb === 'sed') {
         const inPlace = args.some((a) => /^-i/.test(a));
         const hasScriptFlag = args.some((a) => a === '-e' || a === '-f');
