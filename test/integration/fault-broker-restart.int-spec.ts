@@ -1,6 +1,6 @@
 /**
- * @exclusive stops the outage stack's broker under steady load, and bounds how fast /health answers
- * meanwhile (1.5 s).
+ * @outage stops its outage stack's broker under steady load, and bounds how fast /health answers meanwhile
+ * (1.5 s).
  */
 import { eventually } from '../support/eventually';
 import { readTopic } from '../support/kafka-helpers';

@@ -1,5 +1,5 @@
 /**
- * @exclusive stops the outage stack's broker and MongoDB-wire server, and bounds how long a 503 takes (10 s).
+ * @outage stops its outage stack's broker and MongoDB-wire server, and bounds how long a 503 takes (10 s).
  */
 import { createEvent, type AnyEvent } from '@ctxledger/contracts';
 import type { ChatMessage } from '@ctxledger/context-engine';

@@ -1,12 +1,12 @@
 /**
- * @exclusive stops the outage stack's broker to see /health answer 503.
+ * @outage stops its outage stack's broker to see /health answer 503.
  */
 import { eventually } from '../support/eventually';
 import { FaultRun } from '../support/fault/fault-run';
 import { health, type RunningService } from '../support/service-process';
 
 describe('a service on the outage stack, its broker stopped', () => {
-  // The stack instance the suites that stop a broker share, so stopping it disturbs no other test.
+  // The worker's outage stack, which only the suites that stop a broker use, so stopping it disturbs no other test.
   const run = new FaultRun('services-health', 'sh', 'outage');
   let service: RunningService;
 

@@ -1,11 +1,11 @@
 /**
- * @exclusive stops the outage stack's broker, and bounds how fast a write answers 503 (10 s).
+ * @outage stops its outage stack's broker, and bounds how fast a write answers 503 (10 s).
  */
 import { FaultStack } from '../support/fault/fault-stack';
 import { dropDatabase, startSessionService, until, type SessionServiceUnderTest } from './session-harness';
 
 describe('session service when Kafka is down (the outage stack)', () => {
-  // The stack instance the suites that stop a broker share, so stopping it disturbs no other test. Its methods are
+  // The worker's outage stack, which only the suites that stop a broker use, so stopping it disturbs no other test. Its methods are
   // async: a blocked event loop (seconds while Kafka starts) made the HTTP client reuse a keep-alive socket the
   // server had closed meanwhile ("other side closed").
   const stack = new FaultStack('session-kafka-down', 'outage');

@@ -1,5 +1,5 @@
 /**
- * @exclusive stops the outage stack's broker for 20 s under four writers.
+ * @outage stops its outage stack's broker for 20 s under four writers.
  */
 import { FaultRun } from '../support/fault/fault-run';
 import { quiescent } from '../support/fault/pipeline';

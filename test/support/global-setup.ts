@@ -19,8 +19,8 @@ export default async function globalSetup(): Promise<void> {
   // The lock that runs integration files two at a time, `@exclusive` ones alone (integration-environment.js), unique
   // to this run.
   process.env.CTXLEDGER_TEST_LOCK = join(tmpdir(), `ctxledger-integration-${process.pid}.lock`);
-  // The stack instance the suites that stop a broker or the MongoDB-wire server share (outageStack), unique to
-  // this run: the first of them starts it, the teardown stops it.
+  // The names of the stack instances the suites that stop a broker or the MongoDB-wire server share, one per worker
+  // (outageStack), unique to this run: the first of them on a worker starts its worker's, the teardown stops them.
   process.env.CTXLEDGER_OUTAGE_STACK = `outage-${process.pid}`;
   let started = false;
   try {

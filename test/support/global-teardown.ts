@@ -1,17 +1,17 @@
 import { existsSync, rmSync } from 'node:fs';
 import { stack, stackStateDir } from '../../tools/local-stack';
-import { outageStack } from './stack-settings';
+import { outageStacks } from './stack-settings';
 
 /**
- * Stops the run's outage stack when a suite started it (its state directory exists) and removes it; stops the local
+ * Stops the run's outage stacks a suite started (their state directories exist) and removes them; stops the local
  * stack only when this test run started it; removes the run's integration lock if left.
  */
 export default function globalTeardown(): void {
   if (process.env.CTXLEDGER_TEST_LOCK) rmSync(process.env.CTXLEDGER_TEST_LOCK, { recursive: true, force: true });
   try {
     if (process.env.CTXLEDGER_OUTAGE_STACK) {
-      const { env } = outageStack();
-      if (existsSync(stackStateDir(env))) {
+      for (const { env } of outageStacks()) {
+        if (!existsSync(stackStateDir(env))) continue;
         stack('down', env);
         rmSync(stackStateDir(env), { recursive: true, force: true });
       }

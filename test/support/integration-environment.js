@@ -10,11 +10,13 @@ const { TestEnvironment } = require('jest-environment-node');
  * one on each worker, beside the unit specs:
  *
  * - an `@exclusive` file (the pragma in the docblock at the very top of the file, with the reason after it) runs
- *   alone: it stops the outage stack's broker or its MongoDB-wire server, kills processes, or bounds how fast
- *   something answers under load, and a second integration file beside it would change what it measures (or be
- *   disturbed by it). Only such files may use the outage stack (FaultStack checks CTXLEDGER_TEST_EXCLUSIVE).
+ *   alone: it kills processes, drives a service as hard as it answers, or counts on the load it makes itself, and a
+ *   second integration file beside it would change what it measures (or be disturbed by it).
  * - every other file shares the lock with at most one other: it uses topics, consumer groups, databases, session
- *   ids and ports of its own (`unique()`, port 0), so two of them never meet.
+ *   ids and ports of its own (`unique()`, port 0), so two of them never meet. One marked `@outage` (same form) stops
+ *   the broker or the MongoDB-wire server of its worker's outage stack (`outageStack`): one stack per worker, so two
+ *   such files, each on its worker, never stop each other's. Only `@outage` and `@exclusive` files may use an outage
+ *   stack (FaultStack checks CTXLEDGER_TEST_OUTAGE).
  *
  * The lock is a queue of tickets in a directory (CTXLEDGER_TEST_LOCK, set by the global set-up), one file per
  * waiting or running file, named by when it came, its worker's pid and its kind (`x` exclusive, `s` shared). An
@@ -64,8 +66,8 @@ class IntegrationEnvironment extends TestEnvironment {
     }
     this.times.got = Date.now();
     await super.setup();
-    // Read by FaultStack: the outage stack is an exclusive file's only.
-    this.global.process.env.CTXLEDGER_TEST_EXCLUSIVE = this.exclusive ? '1' : '';
+    // Read by FaultStack: an outage stack is an `@outage` or `@exclusive` file's only.
+    this.global.process.env.CTXLEDGER_TEST_OUTAGE = this.exclusive || hasPragma(this.testPath, 'outage') ? '1' : '';
   }
 
   async teardown() {
@@ -85,14 +87,14 @@ class IntegrationEnvironment extends TestEnvironment {
 /** A ticket's name: when it came (ms), the pid of its worker, its kind. */
 const TICKET = /^\d{15}-\d{10}-[xs]$/;
 
-/**
- * The file at `testPath` runs alone: its leading docblock (the comment that opens the file, as Jest reads pragmas)
- * has an `@exclusive` pragma. Also read by the test sequencer, which runs the exclusive files together.
- */
-function isExclusive(/** @type {string} */ testPath) {
+/** The file at `testPath` has the pragma `@<name>` in its leading docblock (the comment that opens it, as Jest reads pragmas). */
+function hasPragma(/** @type {string} */ testPath, /** @type {string} */ name) {
   const docblock = /^\s*\/\*\*[\s\S]*?\*\//.exec(readFileSync(testPath, 'utf8'))?.[0] ?? '';
-  return /(?:^|\s)@exclusive\b/.test(docblock);
+  return new RegExp(`(?:^|\\s)@${name}\\b`).test(docblock);
 }
+
+/** The file at `testPath` runs alone (`@exclusive`). Also read by the test sequencer, which runs such files together. */
+const isExclusive = (/** @type {string} */ testPath) => hasPragma(testPath, 'exclusive');
 
 /** The process that took the ticket is still running. */
 function alive(/** @type {string} */ ticket) {

@@ -50,18 +50,35 @@ export function instanceEnv(instance: string, ports: StackPorts): NodeJS.Process
   };
 }
 
-/** Where the outage stack sits in the block of ports (`ownStackPorts`). */
+/** Where the outage stacks sit in the block of ports (`ownStackPorts`): worker N's at 10 + 2(N-1) (a broker and its controller). */
 const OUTAGE_STACK_OFFSET = 10;
+/** Outage stacks a run may have: one per Jest worker, at most this many workers. */
+export const MAX_OUTAGE_STACKS = 4;
 
 /**
- * The run's outage stack: one single-broker stack instance on ports of its own (offset 10), named by the global
- * set-up (CTXLEDGER_OUTAGE_STACK), which the suites that stop its broker or its MongoDB-wire server share — one at a
- * time: only `@exclusive` files use it, and they run alone (integration-environment.js) — each with its own topic
- * prefix and database. The first suite that needs it starts it, each hands it back running (`FaultStack` 'outage'),
- * the global teardown stops it.
+ * The outage stack of this Jest worker: a single-broker stack instance on ports of its own, named after the run
+ * (CTXLEDGER_OUTAGE_STACK, set by the global set-up) and the worker, which the suites that stop its broker or its
+ * MongoDB-wire server share — one at a time, as a worker runs one file at a time: only `@outage` and `@exclusive`
+ * files use one (integration-environment.js) — each with its own topic prefix and database. Another worker's file
+ * (a shared one, or another `@outage` file on its own worker's stack) runs beside it meanwhile. The first suite on
+ * a worker that needs it starts it, each hands it back running (`FaultStack` 'outage'), the global teardown stops
+ * them all (`outageStacks`).
  */
 export function outageStack(): { instance: string; env: NodeJS.ProcessEnv } {
-  const instance = process.env.CTXLEDGER_OUTAGE_STACK;
-  if (!instance) throw new Error('CTXLEDGER_OUTAGE_STACK not set: run the tests through jest (global set-up)');
-  return { instance, env: instanceEnv(instance, ownStackPorts(OUTAGE_STACK_OFFSET)) };
+  const worker = Number(process.env.JEST_WORKER_ID ?? '1');
+  if (!Number.isInteger(worker) || worker < 1 || worker > MAX_OUTAGE_STACKS)
+    throw new Error(
+      `JEST_WORKER_ID ${process.env.JEST_WORKER_ID}: outage stacks for workers 1-${MAX_OUTAGE_STACKS} only`,
+    );
+  return outageStacks()[worker - 1]!;
+}
+
+/** Every outage stack the run may have started (one per worker: `outageStack`). */
+export function outageStacks(): Array<{ instance: string; env: NodeJS.ProcessEnv }> {
+  const run = process.env.CTXLEDGER_OUTAGE_STACK;
+  if (!run) throw new Error('CTXLEDGER_OUTAGE_STACK not set: run the tests through jest (global set-up)');
+  return Array.from({ length: MAX_OUTAGE_STACKS }, (_, i) => {
+    const instance = `${run}-w${i + 1}`;
+    return { instance, env: instanceEnv(instance, ownStackPorts(OUTAGE_STACK_OFFSET + 2 * i)) };
+  });
 }

@@ -20,7 +20,7 @@ interface Tracked {
 }
 
 /**
- * One fault test's world: its stack (FaultStack: the run's outage stack when the fault stops the broker or the
+ * One fault test's world: its stack (FaultStack: its worker's outage stack when the fault stops the broker or the
  * MongoDB-wire server, the run's shared stack when it stops no part of it, or an instance of its own such as a
  * cluster), a topic prefix and a database unique to the run, the services' environment, and the teardown every
  * fault test needs — stop what it started, keep the outputs (FAULT_DUMP_DIR), hand the stack back (the outage

@@ -9,8 +9,8 @@ import { instanceEnv, outageStack, testStack, type StackPorts } from '../stack-s
 /**
  * The stack a fault test stops parts of, by pid (only the processes its instance recorded):
  *
- * - `'outage'`: the run's outage stack (`outageStack`), one broker shared by the suites that stop it or its
- *   MongoDB-wire server, one suite at a time (only `@exclusive` files, which run alone: integration-environment.js).
+ * - `'outage'`: the outage stack of the worker (`outageStack`), one broker shared by the suites that stop it or its
+ *   MongoDB-wire server, one suite at a time (only `@outage` and `@exclusive` files: integration-environment.js).
  *   `up` starts it if no suite has yet (or starts what is not running); `down` hands it back running: whatever the
  *   suite stopped — a test that failed midway included — is started again, and the instance refuses any later stop
  *   from this suite. The global teardown stops it.
@@ -38,10 +38,12 @@ export class FaultStack {
       this.instance = instance;
       this.env = { ...process.env };
     } else if (ports === 'outage') {
-      // Another integration file may run beside a shared one (integration-environment.js): stopping the outage
-      // stack's broker or MongoDB-wire server is an exclusive file's only, as is timing anything on it.
-      if (process.env.CTXLEDGER_TEST_EXCLUSIVE !== '1')
-        throw new Error(`${instance}: the outage stack is for @exclusive test files only (integration-environment.js)`);
+      // Another integration file may run beside a shared one (integration-environment.js): stopping an outage
+      // stack's broker or MongoDB-wire server is an `@outage` or `@exclusive` file's only.
+      if (process.env.CTXLEDGER_TEST_OUTAGE !== '1')
+        throw new Error(
+          `${instance}: an outage stack is for @outage and @exclusive test files only (integration-environment.js)`,
+        );
       this.kind = 'outage';
       ({ instance: this.instance, env: this.env } = outageStack());
     } else {
