@@ -159,6 +159,16 @@ describe('what a text or a call names', () => {
     const many = Array.from({ length: 30 }, (_, i) => `f${i}.ts`).join(' ');
     expect(filesNamedIn(many)).toHaveLength(20);
   });
+
+  it('filesNamedIn finds configuration, data and documents too, not words with a dot', () => {
+    const pip = 'ERROR: Could not open requirements file: requirements.txt\nsee pom.xml, out/results.csv and notes.pdf';
+    expect(filesNamedIn(pip)).toEqual(['requirements.txt', 'pom.xml', 'out/results.csv', 'notes.pdf']);
+    expect(filesNamedIn('wrote data/events.jsonl; lockfile uv.lock is up to date')).toEqual([
+      'data/events.jsonl',
+      'uv.lock',
+    ]);
+    expect(filesNamedIn('console.log(x) in e.g. a test; version 1.2.txt2')).toEqual([]);
+  });
 });
 
 describe('Windows paths (an agent on Windows: OpenCode, Cline, Claude Code)', () => {

@@ -181,8 +181,12 @@ function wholeLines(text: string): string {
   return parts.join('\n');
 }
 
+/**
+ * A file named in an output: a path or a name with the extension of code, configuration, data or a document
+ * (`src/a.ts`, `requirements.txt`, `pom.xml`, `results.csv`, `report.pdf`); not a word with a dot (`Node.js` aside).
+ */
 const NAMED_FILE =
-  /(?<![\w@./\\-])(?:[A-Za-z]:(?:\\{1,2}|\/))?(?:[\w@.-]+(?:\\{1,2}|\/))*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|py|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|ya?ml|toml|sh|css|scss|html|vue|svelte|sql|proto)(?![\w/\\])/g;
+  /(?<![\w@./\\-])(?:[A-Za-z]:(?:\\{1,2}|\/))?(?:[\w@.-]+(?:\\{1,2}|\/))*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|jsonl|py|ipynb|rs|go|java|kt|scala|gradle|rb|php|c|h|cc|cpp|hpp|cs|swift|dart|lua|md|rst|txt|ya?ml|toml|ini|cfg|conf|lock|xml|csv|tsv|sh|ps1|bat|tf|css|scss|html|vue|svelte|sql|proto|pdf|docx|xlsx|pptx)(?![\w/\\])/g;
 /**
  * A line that points at a place in a file (`src/a.ts:12:5`, `a.ts(12,5)`, `File "a.py", line 12`) or says what
  * failed.
