@@ -10,6 +10,7 @@ import {
   launchLines,
   launchOfLine,
   openLaunchesOf,
+  sharedLabelStart,
 } from './background';
 import { callOfStepLine, callOutcome, describeCall } from './call-outcome';
 import { summarizeDeterministic } from './deterministic-summarizer';
@@ -356,6 +357,36 @@ describe('a working state lists what is still running under pending work, until 
     expect(pending(messages, undefined, 400).sections.userRequests).toEqual([
       expect.stringMatching(/^Spawn five sub-agents to write poems in the background\..*…$/),
     ]);
+  });
+
+  it('cut short, launches keep what tells them apart: the opening words they share go first', () => {
+    const curries = ['green', 'yellow', 'red'];
+    const labels = curries.map((c) => `Task "Poem about Thai ${c} curry"`);
+    expect(sharedLabelStart(labels)).toBe('Task "Poem about Thai ');
+    expect(sharedLabelStart([labels[0]!])).toBe('');
+    expect(sharedLabelStart(['Task "Fix the store"', 'Task "Add a test"'])).toBe('Task ');
+    const line = backgroundLine({ label: labels[1]!, handles: [{ kind: 'agentId', value: 'aa5ef13' }] });
+    expect(compactBackgroundLine(line, 32, sharedLabelStart(labels))).toBe(
+      'Background: Task "…yellow curry" → agentId aa5ef13 (not collected)',
+    );
+    expect(compactBackgroundLine(line, 32)).toBe(
+      'Background: Task "Poem about Thai yellow cu… → agentId aa5ef13 (not collected)',
+    );
+    // A short shared start (`Task "`) is not worth an ellipsis.
+    expect(compactBackgroundLine(line, 32, 'Task "')).toBe(compactBackgroundLine(line, 32));
+
+    // In a tight note: each launch's line names its curry.
+    const calls = curries.map((c) => task(`Poem about Thai ${c} curry`));
+    const ids = ['a9cad17', 'aa5ef13', 'ac27727'];
+    const messages: ChatMessage[] = [
+      { role: 'user', content: `Spawn sub-agents to write curry poems. ${'Each searches the web. '.repeat(12)}` },
+      say('Launching.', ...calls),
+      ...calls.map((c, k) => answer(c, launched(ids[k]!))),
+      say(`All three are running. ${'Here is a sushi poem while we wait. '.repeat(10)}`),
+    ];
+    const tight = backgroundLines(pending(messages, undefined, 660).sections.pendingWork);
+    expect(tight).toHaveLength(3);
+    curries.forEach((c, k) => expect(tight[k]).toMatch(new RegExp(`"…${c} curry" → agentId ${ids[k]}`)));
   });
 
   it('cuts a launch line kept whole to its compact form when that makes room for another', () => {

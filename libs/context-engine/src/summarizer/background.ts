@@ -212,14 +212,44 @@ export function backgroundLine(launch: Launch): string {
 
 /**
  * A launch's line made short for a note with little room: its label cut to `labelMax` characters (0: the tool's
- * name alone), an output path left out when an id names the launch (the path usually holds the id).
+ * name alone), an output path left out when an id names the launch (the path usually holds the id). With `shared`,
+ * the opening words its label has in common with the other launches' (`sharedLabelStart`) are left out first: what
+ * tells the launches apart is kept (`Task "…yellow curry"`, not three `Task "Poem about Thai …` lines).
  */
-export function compactBackgroundLine(line: string, labelMax = 32): string {
+export function compactBackgroundLine(line: string, labelMax = 32, shared = ''): string {
   const launch = launchOfLine(line);
   if (!launch) return line;
   const ids = launch.handles.filter((h) => h.kind !== 'output');
-  const label = labelMax > 0 ? clip(launch.label, labelMax) : (/^\S+/.exec(launch.label)?.[0] ?? launch.label);
+  const distinct = withoutSharedStart(launch.label, shared);
+  const label = labelMax > 0 ? clip(distinct, labelMax) : (/^\S+/.exec(launch.label)?.[0] ?? launch.label);
   return backgroundLine({ label, handles: ids.length > 0 ? ids : launch.handles });
+}
+
+/** Fewer shared characters than this are not worth an ellipsis. */
+const MIN_SHARED = 8;
+
+/**
+ * The opening the labels of several launches have in common, up to a word's end (`Task "Poem about Thai ` for
+ * `Task "Poem about Thai green curry"` and `Task "Poem about Thai red curry"`); '' for fewer than two labels.
+ */
+export function sharedLabelStart(labels: readonly string[]): string {
+  if (labels.length < 2) return '';
+  let n = 0;
+  const first = labels[0]!;
+  while (n < first.length && labels.every((l) => l[n] === first[n])) n++;
+  // Up to the last space (a word cut in the middle is not shared); no label left empty.
+  const start = first.slice(0, n);
+  const upTo = start.lastIndexOf(' ') + 1;
+  const shared = start.slice(0, upTo);
+  return labels.every((l) => l.length > shared.length) ? shared : '';
+}
+
+/** A label without the opening it shares with others: its tool and quote kept (`Task "…red curry"`). */
+function withoutSharedStart(label: string, shared: string): string {
+  if (!label.startsWith(shared)) return label;
+  const head = /^\S+ ["`]?/.exec(label)?.[0] ?? '';
+  if (shared.length - head.length < MIN_SHARED) return label;
+  return `${head}…${label.slice(shared.length)}`;
 }
 
 /** A pending-work line of a launch (`backgroundLine`), read back; undefined for any other line. */

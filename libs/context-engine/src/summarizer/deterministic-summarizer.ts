@@ -7,8 +7,10 @@ import {
   isBackgroundLine,
   isSubAgentTool,
   launchLabel,
+  launchOfLine,
   type Launch,
   openLaunchesOf,
+  sharedLabelStart,
 } from './background';
 import { callOutcome, errorLineOf, outcomeTextOk, shortenPath, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
@@ -776,12 +778,18 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
       cut: (max: number) => formatError({ ...e, line: oneLine(e.line, max) }),
     })),
     decisions: dedupe(model.decisions).map((d) => ({ text: d.text, order: d.rank })),
-    pendingWork: dedupe(model.pending).map((d) => ({
-      text: d.text,
-      order: d.order ?? d.rank,
-      ...(isBackgroundLine(d.text) ? { cut: (max: number) => compactBackgroundLine(d.text, max) } : {}),
-    })),
+    pendingWork: pendingCandidates(dedupe(model.pending)),
   };
+}
+
+/** Pending work; a launch's line can be cut short keeping what tells it from the other launches. */
+function pendingCandidates(pending: readonly Ranked[]): Candidate[] {
+  const shared = sharedLabelStart(pending.flatMap((d) => launchOfLine(d.text)?.label ?? []));
+  return pending.map((d) => ({
+    text: d.text,
+    order: d.order ?? d.rank,
+    ...(isBackgroundLine(d.text) ? { cut: (max: number) => compactBackgroundLine(d.text, max, shared) } : {}),
+  }));
 }
 
 /**
@@ -1049,7 +1057,8 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   // The newest unresolved error, the most important file and every launch not collected (its ids are nowhere else:
   // one left out of a small note is lost for good) are never dropped while the less telling sections (decisions,
   // symbols, other pending work, commands, the current state, other files) have room to give; an error's line is cut
-  // shorter at each try; a launch takes, last, the room of the requests (`requestGives`).
+  // shorter at each try; a launch takes the room of the requests too (`requestGives`) before it is named by its tool
+  // alone.
   const isLaunch = (c: Candidate): boolean => isBackgroundLine(c.text);
   const launchLines = cands.pendingWork.filter(isLaunch);
   const musts: readonly (readonly [ListKey, Candidate | undefined])[] = [
@@ -1064,9 +1073,12 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
         if (!(k === 'pendingWork' && isLaunch(kept[k][at]!))) return kept[k].splice(at, 1).length > 0;
     return false;
   };
-  /** Cuts a kept launch's line to the next shorter form, every line to one form before any to the next. */
-  const compactALaunch = (): boolean => {
-    for (const n of LAUNCH_LABEL_CUTS)
+  /**
+   * Cuts a kept launch's line to the next shorter form (down to the `to`-th of LAUNCH_LABEL_CUTS), every line to
+   * one form before any to the next.
+   */
+  const compactALaunch = (to = LAUNCH_LABEL_CUTS.length - 1): boolean => {
+    for (const n of LAUNCH_LABEL_CUTS.slice(0, to + 1))
       for (const [at, c] of kept.pendingWork.entries()) {
         if (!isLaunch(c) || !c.cut) continue;
         const shorter = c.cut(n);
@@ -1095,28 +1107,52 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     const cuts = key === 'pendingWork' ? LAUNCH_LABEL_CUTS : [120, 80, 50, 30];
     const versions = first.cut ? [first.text, ...cuts.map((n) => first.cut!(n))] : [first.text];
     const saved = { kept: Object.fromEntries(KEYS.map((k) => [k, [...(kept[k as ListKey] ?? [])]])), currentState };
-    let fitted = false;
-    for (let guard = 0; guard < 500 && !fitted; guard++) {
-      fitted = versions.some((text) => {
-        kept[key].push({ ...first, text });
-        if (measure() <= maxChars) return true;
-        kept[key].pop();
-        return false;
-      });
-      if (fitted) break;
-      // The files give all but their first to an error or a launch.
-      if (give()) continue;
-      else if (key !== 'filesTouched' && kept.filesTouched.length > 1) kept.filesTouched.pop();
-      else if (key === 'pendingWork' && compactALaunch()) continue;
-      else if (currentState !== '')
-        currentState = currentState.length > 100 ? oneLine(currentState, currentState.length - 80) : '';
-      else if (key !== 'pendingWork' || !requestGives()) break;
-    }
-    if (!fitted) {
-      // Nothing gained: give the others their room back.
-      for (const k of KEYS) if (k !== 'currentState') kept[k] = saved.kept[k]!;
+    const restore = () => {
+      for (const k of KEYS) if (k !== 'currentState') kept[k] = [...saved.kept[k]!];
       currentState = saved.currentState;
+    };
+    const fits = (text: string): boolean => {
+      kept[key].push({ ...first, text });
+      if (measure() <= maxChars) return true;
+      kept[key].pop();
+      return false;
+    };
+    /** One of `forms` kept, `makeRoom` giving room until one fits or it has none left to give. */
+    const fitWith = (forms: readonly string[], makeRoom: () => boolean): boolean => {
+      for (let guard = 0; guard < 500; guard++) {
+        if (forms.some(fits)) return true;
+        if (!makeRoom()) return false;
+      }
+      return false;
+    };
+    // The files give all but their first to an error or a launch.
+    const filesGive = () =>
+      key !== 'filesTouched' && kept.filesTouched.length > 1 && kept.filesTouched.pop() !== undefined;
+    const stateGives = (floor: number) => {
+      if (currentState === '' || currentState.length <= floor) return false;
+      currentState = currentState.length > 100 ? oneLine(currentState, currentState.length - 80) : '';
+      return true;
+    };
+    // A launch keeps what it was asked to do (what tells it from the others) while the others can give room: the
+    // other launches' lines cut short, the current state cut down (not the requests); else, all given back, it is
+    // named by its tool alone before anything else gives.
+    const labelled = key === 'pendingWork' && versions.length > 2;
+    let fitted =
+      labelled && fitWith(versions.slice(0, -1), () => give() || filesGive() || compactALaunch(0) || stateGives(100));
+    if (!fitted) {
+      restore();
+      fitted = fitWith(
+        versions,
+        () =>
+          give() ||
+          filesGive() ||
+          (key === 'pendingWork' && compactALaunch()) ||
+          stateGives(0) ||
+          (key === 'pendingWork' && requestGives()),
+      );
     }
+    // Nothing gained: give the others their room back.
+    if (!fitted) restore();
   }
   const result = build();
   const { text, sections, omitted } = result;
