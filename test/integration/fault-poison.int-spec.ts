@@ -1,6 +1,6 @@
 /**
- * @exclusive three services fed poison records on every consumed topic, each met at once by every
- * consumer: a fault test under load, kept apart from other files' load as the other fault tests are.
+ * Three services fed poison records on every consumed topic, each met at once by every consumer, on the run's stack
+ * (its own topics and database), beside one other file: its waits are bounds of a minute or more.
  */
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { allTopics, createEvent, topicNames, type AnyEvent, type StreamName } from '@ctxledger/contracts';

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
@@ -14,7 +14,7 @@ import { instanceEnv, outageStack, testStack, type StackPorts } from '../stack-s
  *   `up` starts it if no suite has yet (or starts what is not running); `down` hands it back running: whatever the
  *   suite stopped — a test that failed midway included — is started again, and the instance refuses any later stop
  *   from this suite. The global teardown stops it.
- * - ports (`ownStackPorts`): an instance of the test's own, started by `up`, stopped and removed by `down` (a
+ * - ports (`ownStackPorts`): an instance of the test's own, started by `up`, killed and removed by `down` (a
  *   cluster of several brokers: `ports.brokers`).
  * - `'shared'`: the stack the whole run talks to (global set-up), for a fault that stops no part of the stack (a
  *   service killed): the run's own topic prefix and database keep it apart. Such a stack refuses to be stopped.
@@ -78,9 +78,9 @@ export class FaultStack {
   }
 
   /**
-   * An own instance: stopped, its state directory removed (the instance name is unique to the run). The outage
-   * stack: handed back running (`up` starts what is not running and waits until it answers). The shared stack:
-   * nothing.
+   * An own instance: killed (SIGKILL), its state directory removed (the instance name is unique to the run). The
+   * outage stack: handed back running (`up` starts what is not running and waits until it answers). The shared
+   * stack: nothing.
    */
   async down(): Promise<void> {
     if (this.kind === 'shared') return;
@@ -89,8 +89,23 @@ export class FaultStack {
       await stackAsync('up', this.env);
       return;
     }
+    // Removed next: nothing of it needs a clean stop (a graceful stop of a cluster's brokers took 8 s).
+    await this.killOwn();
     await this.run('down');
     rmSync(stackStateDir(this.env), { recursive: true, force: true });
+  }
+
+  /** SIGKILL to every process an own instance recorded (its brokers, its FerretDB), and wait until they are gone. */
+  private async killOwn(): Promise<void> {
+    const stateDir = stackStateDir(this.env);
+    const pids = (existsSync(stateDir) ? readdirSync(stateDir) : [])
+      .filter((name) => name.endsWith('.pid'))
+      .map((name) => Number(readFileSync(resolve(stateDir, name), 'utf8').trim()))
+      .filter((pid) => ownProcess(pid, stateDir));
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    const deadline = Date.now() + 15_000;
+    while (pids.some((pid) => ownProcess(pid, stateDir)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
   }
 
   kafka(clientId = 'fault-test'): Kafka {
@@ -145,6 +160,15 @@ export class FaultStack {
   /** `up` starts what is not running (here FerretDB alone) and waits until it answers. */
   mongoStart(): Promise<void> {
     return this.run('up');
+  }
+}
+
+/** The process `pid` is running and is one of the instance whose state is in `stateDir` (by its command line). */
+function ownProcess(pid: number, stateDir: string): boolean {
+  try {
+    return pid > 0 && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(stateDir);
+  } catch {
+    return false;
   }
 }
 
