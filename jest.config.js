@@ -39,7 +39,7 @@ const config = {
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   // Two workers (Jest's default on these 2-core machines is one): the integration files hold a lock
   // (integration-environment.js) under which two of them run at once, one on each worker, and an `@exclusive` one
-  // (it stops a broker, kills processes or times answers under load) alone, beside the unit specs. The sequencer
+  // (it times answers under load, or loads the machine itself) alone, beside the unit specs. The sequencer
   // runs the exclusive files first, the unit specs beside them, then the others slowest first (test-sequencer.js).
   maxWorkers: 2,
   testSequencer: '<rootDir>/test/support/test-sequencer.js',
