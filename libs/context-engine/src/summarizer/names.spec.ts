@@ -115,11 +115,10 @@ describe('what a text or a call names', () => {
       '',
       '-a---          11/20/2025  1:36 PM            88 dates.ts',
     ].join('\n');
+    // The headings are directories, not files.
     expect(filesInListing(listing)).toEqual([
-      'C:\\repo\\src',
       'C:\\repo\\src\\summary.ts',
       'C:\\repo\\src\\index.ts',
-      'C:\\repo\\src\\utils',
       'C:\\repo\\src\\utils\\dates.ts',
     ]);
   });

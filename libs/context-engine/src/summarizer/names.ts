@@ -132,7 +132,11 @@ export function filesInListing(text: string): string[] {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.length > 400) continue;
     const heading = /^Directory: (.+)$/.exec(trimmed);
-    if (heading) directory = heading[1]!.replace(/[\\/]+$/, '');
+    if (heading) {
+      // A directory, not a file: it names the rows below.
+      directory = heading[1]!.replace(/[\\/]+$/, '');
+      continue;
+    }
     // A row of PowerShell's `Get-ChildItem` (`-a---  11/20/2025  1:36 PM  1234 summary.ts`): a file, in the directory
     // of the heading above it (`-Recurse` gives one heading per directory).
     const row = /^-[-arhsl]{4,5}\s+\S+\s+\S+(?:\s+[AP]M)?\s+\d+\s+(\S.*)$/i.exec(trimmed);
