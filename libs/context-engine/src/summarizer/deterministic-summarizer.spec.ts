@@ -681,8 +681,9 @@ describe('filesOfShellCommand', () => {
         ['notes/日本語.txt', 'read'],
       ],
     ],
-    // Copies and moves: the new paths written, a move's sources deleted; into a directory by the file's name.
+    // `-n` takes a value for head and tail only.
     ['cat -n src/a.py', [['src/a.py', 'read']]],
+    // Copies and moves: the new paths written, a move's sources deleted; into a directory by the file's name.
     ['cp -n config/dark.json ~/.app/themes/test.json', [['~/.app/themes/test.json', 'write']]],
     [
       'cd /repo && mv changelog.ts shell.ts utils/',
