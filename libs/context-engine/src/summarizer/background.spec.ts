@@ -384,8 +384,11 @@ describe('a working state lists what is still running under pending work, until 
       ...calls.map((c, k) => answer(c, launched(ids[k]!))),
       say(`All three are running. ${'Here is a sushi poem while we wait. '.repeat(10)}`),
     ];
-    const tight = backgroundLines(pending(messages, undefined, 660).sections.pendingWork);
+    const note = pending(messages, undefined, 700);
+    const tight = backgroundLines(note.sections.pendingWork);
     expect(tight).toHaveLength(3);
+    // The room came from the current state, cut to 100 characters, not under.
+    expect(note.sections.currentState).toHaveLength(100);
     curries.forEach((c, k) => expect(tight[k]).toMatch(new RegExp(`"…${c} curry" → agentId ${ids[k]}`)));
   });
 

@@ -1057,8 +1057,8 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   // The newest unresolved error, the most important file and every launch not collected (its ids are nowhere else:
   // one left out of a small note is lost for good) are never dropped while the less telling sections (decisions,
   // symbols, other pending work, commands, the current state, other files) have room to give; an error's line is cut
-  // shorter at each try; a launch takes the room of the requests too (`requestGives`) before it is named by its tool
-  // alone.
+  // shorter at each try; a launch keeps its label while the other launches' labels and the current state can give,
+  // else takes, last, the room of the requests (`requestGives`).
   const isLaunch = (c: Candidate): boolean => isBackgroundLine(c.text);
   const launchLines = cands.pendingWork.filter(isLaunch);
   const musts: readonly (readonly [ListKey, Candidate | undefined])[] = [
@@ -1128,9 +1128,10 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     // The files give all but their first to an error or a launch.
     const filesGive = () =>
       key !== 'filesTouched' && kept.filesTouched.length > 1 && kept.filesTouched.pop() !== undefined;
+    /** The current state 80 characters shorter, not under `floor` (0: to nothing, once under 100). */
     const stateGives = (floor: number) => {
-      if (currentState === '' || currentState.length <= floor) return false;
-      currentState = currentState.length > 100 ? oneLine(currentState, currentState.length - 80) : '';
+      if (currentState === '' || (floor > 0 && currentState.length <= floor)) return false;
+      currentState = currentState.length > 100 ? oneLine(currentState, Math.max(floor, currentState.length - 80)) : '';
       return true;
     };
     // A launch keeps what it was asked to do (what tells it from the others) while the others can give room: the
