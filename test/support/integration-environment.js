@@ -87,7 +87,10 @@ class IntegrationEnvironment extends TestEnvironment {
 /** A ticket's name: when it came (ms), the pid of its worker, its kind. */
 const TICKET = /^\d{15}-\d{10}-[xs]$/;
 
-/** The file at `testPath` has the pragma `@<name>` in its leading docblock (the comment that opens it, as Jest reads pragmas). */
+/**
+ * The file at `testPath` has the pragma `@<name>` in its leading docblock (the comment that opens it, as Jest reads
+ * pragmas).
+ */
 function hasPragma(/** @type {string} */ testPath, /** @type {string} */ name) {
   const docblock = /^\s*\/\*\*[\s\S]*?\*\//.exec(readFileSync(testPath, 'utf8'))?.[0] ?? '';
   return new RegExp(`(?:^|\\s)@${name}\\b`).test(docblock);

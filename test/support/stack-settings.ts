@@ -50,7 +50,10 @@ export function instanceEnv(instance: string, ports: StackPorts): NodeJS.Process
   };
 }
 
-/** Where the outage stacks sit in the block of ports (`ownStackPorts`): worker N's at 10 + 2(N-1) (a broker and its controller). */
+/**
+ * Where the outage stacks sit in the block of ports (`ownStackPorts`): worker N's at 10 + 2(N-1) (a broker and its
+ * controller).
+ */
 const OUTAGE_STACK_OFFSET = 10;
 /** Outage stacks a run may have: one per Jest worker, at most this many workers. */
 export const MAX_OUTAGE_STACKS = 4;
