@@ -575,15 +575,15 @@ function absorbReport(model: Model, label: string, report: string, rank: number)
   decisionsOf(report, LIMITS.decision).forEach((d, j) => model.decisions.push({ text: d, rank: rank + j }));
   for (const x of report.matchAll(/`([^`\n]{3,80})`/g)) addSymbol(model, x[1]!, rank, true);
   seeFiles(model, filesNamedIn(report), rank - 1);
-  const gist = reportGist(report, LIMITS.report);
+  const gist = reportGist(report);
   addCommand(model, label, rank, 1, gist ? `ok: ${gist}` : 'ok');
 }
 
 /** A heading of a report (`## Summary`, `**Findings:**`, `Root cause:`), not a finding. */
 const REPORT_HEADING = /^(?:#+\s.*|\*\*[^*]+\*\*:?|[\w ]{1,40}:)$/;
 
-/** What a sub-agent's report opens with: its first lines of prose (not headings, not code), up to `max` characters. */
-export function reportGist(report: string, max: number): string {
+/** What a report opens with: its first lines of prose (not headings, not code), up to LIMITS.report characters. */
+function reportGist(report: string): string {
   const out: string[] = [];
   let length = 0;
   for (const raw of proseOf(report.slice(0, 8_000)).split('\n')) {
@@ -594,9 +594,9 @@ export function reportGist(report: string, max: number): string {
     if (line === '' || REPORT_HEADING.test(line)) continue;
     out.push(line);
     length += line.length + 1;
-    if (length >= max) break;
+    if (length >= LIMITS.report) break;
   }
-  return oneLine(out.join(' '), max);
+  return oneLine(out.join(' '), LIMITS.report);
 }
 
 /**

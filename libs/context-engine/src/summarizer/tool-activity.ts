@@ -700,7 +700,7 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
   const changed =
     firstLine === undefined
       ? undefined
-      : files.find((f) => isChange(f.action) && !firstLine.includes(f.path.split(/[\\/]/).pop()!));
+      : files.find((f) => isChange(f.action) && !firstLine.includes(baseName(f.path)));
   // Computed on first use: most readers of an activity (a note's step lines) never ask.
   let targets: string[] | undefined;
   let background: boolean | undefined;
