@@ -16,8 +16,8 @@ export { SERVICE_NAMES as SERVICES } from '../../tools/local-stack';
  */
 export default async function globalSetup(): Promise<void> {
   const external = Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI);
-  // The lock that runs integration files two at a time, `@exclusive` ones alone (integration-environment.js), unique
-  // to this run.
+  // The lock that runs integration files one per worker at a time, `@exclusive` ones alone
+  // (integration-environment.js), unique to this run.
   process.env.CTXLEDGER_TEST_LOCK = join(tmpdir(), `ctxledger-integration-${process.pid}.lock`);
   // The names of the stack instances the suites that stop a broker or the MongoDB-wire server share, one per worker
   // (outageStack), unique to this run: the first of them on a worker starts its worker's, the teardown stops them.

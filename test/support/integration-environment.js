@@ -6,17 +6,17 @@ const { TestEnvironment } = require('jest-environment-node');
 
 /**
  * The integration project's test environment: Node's, holding a read/write lock from before the file's first hook
- * until after its last one. Two workers run the suite (jest.config.js), so two integration files may run at once,
- * one on each worker, beside the unit specs:
+ * until after its last one. Three workers run the suite (jest.config.js), so three integration files may run at
+ * once, one on each worker, beside the unit specs:
  *
  * - an `@exclusive` file (the pragma in the docblock at the very top of the file, with the reason after it) runs
  *   alone: it drives a service as hard as it answers, stalls its event loop against a timeout, or counts on the load
  *   it makes itself, and a second integration file beside it would change what it measures (or be disturbed by it).
- * - every other file shares the lock with at most one other: it uses topics, consumer groups, databases, session
- *   ids and ports of its own (`unique()`, port 0), so two of them never meet. One marked `@outage` (same form) stops
- *   the broker or the MongoDB-wire server of its worker's outage stack (`outageStack`): one stack per worker, so two
- *   such files, each on its worker, never stop each other's. Only `@outage` and `@exclusive` files may use an outage
- *   stack (FaultStack checks CTXLEDGER_TEST_OUTAGE).
+ * - every other file shares the lock with the others running (one per worker): it uses topics, consumer groups,
+ *   databases, session ids and ports of its own (`unique()`, port 0), so they never meet. One marked `@outage`
+ *   (same form) stops the broker or the MongoDB-wire server of its worker's outage stack (`outageStack`): one stack
+ *   per worker, so two such files, each on its worker, never stop each other's. Only `@outage` and `@exclusive`
+ *   files may use an outage stack (FaultStack checks CTXLEDGER_TEST_OUTAGE).
  *
  * The lock is a queue of tickets in a directory (CTXLEDGER_TEST_LOCK, set by the global set-up), one file per
  * waiting or running file, named by when it came, its worker's pid and its kind (`x` exclusive, `s` shared). An

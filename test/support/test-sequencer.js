@@ -3,13 +3,13 @@ const Sequencer = require('@jest/test-sequencer').default;
 const { isExclusive } = require('./integration-environment');
 
 /**
- * Jest's order (failed first, then slowest by the last run's timings, else largest), rearranged for two workers
+ * Jest's order (failed first, then slowest by the last run's timings, else largest), rearranged for the workers
  * that take files in this order, each its next one when it is free (integration-environment.js: an `@exclusive`
- * integration file runs alone, two other integration files may run at once):
+ * integration file runs alone, the others one per worker at once):
  *
  * 1. the exclusive integration files, the unit specs behind the first of them: while one worker runs an exclusive
- *    file the other runs the unit specs (then waits for the lock, as it must);
- * 2. the other integration files, slowest first, two at a time, so the last to end is a short one.
+ *    file the others run the unit specs (then wait for the lock, as they must);
+ * 2. the other integration files, slowest first, one per worker, so the last to end is a short one.
  *
  * Exclusive files before the shared ones, not between them: a worker that takes an exclusive file while the other
  * runs a shared one waits idle until that ends, so the fewer changes from one kind to the other, the better.
