@@ -16,7 +16,8 @@ const SECTION_GUIDANCE: Readonly<Record<string, string>> = {
   'Code symbols':
     'functions, classes, types and other identifiers the work searched for, defined or changed, one per line, most used first',
   'Commands run': 'commands that mattered (builds, tests, installs, migrations) and their outcome',
-  'Errors seen': 'errors met and how each was fixed, or that it is still unresolved (mark it [unresolved])',
+  'Errors seen':
+    'errors met and how each was fixed, or that it is still unresolved (mark it [unresolved]), or that the same command later failed with another error instead (mark it [superseded])',
   Decisions:
     'decisions taken and their reasons, plus the key technical context needed to continue: versions, APIs, conventions, environment facts, constraints discovered',
   'Pending work': 'tasks asked for or promised that are not done yet',

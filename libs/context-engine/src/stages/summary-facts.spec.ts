@@ -51,6 +51,24 @@ describe('factsMissingFrom: what a model summary superseding a note must carry (
     );
   });
 
+  it("an error's status counts: fixed or unresolved said as such, a superseded one its target only", () => {
+    const state = [
+      '## Errors seen',
+      "- bash pytest tests/test_fields.py — ImportError: cannot import name 'TimeDelta' [superseded]",
+      '- bash pytest tests/test_fields.py — AssertionError: assert 345 == 346 [unresolved]',
+    ].join('\n');
+    expect(
+      missingItems(
+        '`pytest tests/test_fields.py` first failed on an import, now on an assertion (still unresolved).',
+        state,
+      ),
+    ).toBeUndefined();
+    // Calling the current failure fixed misses it; the superseded one needs no status of its own.
+    expect(missingItems('`pytest tests/test_fields.py` failed, then it was fixed.', state)).toBe(
+      '## Errors seen\n- bash pytest tests/test_fields.py — AssertionError: assert 345 == 346 [unresolved]',
+    );
+  });
+
   it('an exit status counts only said as one', () => {
     const state = '## Commands run\n- `pytest -x` ×2 → last: exit 1: 3 failed, 54 passed';
     for (const said of ['exit 1', 'exit code 1', 'exited with code 1', 'exit status: 1', 'returned 1'])

@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { launchOfLine } from '../summarizer/background';
-import { COMMAND_LINE } from '../summarizer/deterministic-summarizer';
+import { COMMAND_LINE, ERROR_ITEM } from '../summarizer/deterministic-summarizer';
 import { callOfStepLine } from '../summarizer/call-outcome';
 import { parseArguments } from '../summarizer/tool-activity';
 import { STEPS_HEADING, workingStateOf } from './working-state';
@@ -45,7 +45,8 @@ function proseCarried(item: string, summaryWords: ReadonlySet<string>): boolean 
 
 /**
  * What a list item names and the outcome it states: a command and its last outcome, an error's target and its
- * status (fixed later / unresolved), a file's path, a symbol. Every part must be in the summary.
+ * status (fixed / unresolved; a superseded one, its target only: a model words how a later error replaced it), a
+ * file's path, a symbol. Every part must be in the summary.
  */
 export function factParts(item: string): (string | RegExp)[] {
   // Work left running: its ids (a model may word the rest).
@@ -53,8 +54,11 @@ export function factParts(item: string): (string | RegExp)[] {
   if (launch) return launch.handles.map((h) => h.value.replace(/^…\//, ''));
   const command = COMMAND_LINE.exec(item);
   if (command) return [command[1]!, ...(command[4] ? [outcomeKey(command[4])] : [])];
-  const error = /^(.*?) — (.*?)(?: \(×\d+\))? \[(fixed later|unresolved)\]$/.exec(item);
-  if (error) return [error[1]!.replace(/^\S+\s+/, ''), error[3] === 'unresolved' ? 'unresolved' : 'fixed'];
+  const error = ERROR_ITEM.exec(item);
+  if (error) {
+    const target = error[1]!.replace(/^\S+\s+/, '');
+    return error[4] === 'superseded' ? [target] : [target, error[4] === 'unresolved' ? 'unresolved' : 'fixed'];
+  }
   return [item.replace(/ \([^()]*\)$/, '')];
 }
 

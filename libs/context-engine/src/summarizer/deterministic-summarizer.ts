@@ -15,6 +15,7 @@ import {
 import { callOutcome, errorLineOf, outcomeTextOk, shortenPath, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
+import { isPartialResult } from './pruned-result';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
 import {
   activitiesOf,
@@ -55,7 +56,7 @@ export interface SummarySections {
   readonly codeSymbols: readonly string[];
   /** `` `command` ×N ``, oldest first. */
   readonly commandsRun: readonly string[];
-  /** `tool target — first error line [fixed later|unresolved]`. */
+  /** `tool target — first error line [fixed later|superseded|unresolved]`. */
   readonly errorsSeen: readonly string[];
   readonly decisions: readonly string[];
   readonly pendingWork: readonly string[];
@@ -204,7 +205,7 @@ interface ErrorEntry {
   /** What a later success must share to resolve it (see `ToolActivity.targets`). */
   targets: string[];
   count: number;
-  fixed: boolean;
+  status: ErrorStatus;
   rank: number;
 }
 interface SymbolEntry {
@@ -255,7 +256,13 @@ const FILE_LINE = /^(.*?) \(([^()]*)\)$/;
  * the command ends at the first backtick the rest can follow (an outcome may quote code: `` cannot find value `x` ``).
  */
 export const COMMAND_LINE = /^`(.+?)`(?: ×(\d+))?(?: → (?:earlier: (.*?); last: |last: )?(.*))?$/;
-const ERROR_ITEM = /^(.*?) — (.*?)(?: \(×(\d+)\))? \[(fixed later|unresolved)\]$/;
+/**
+ * An Errors seen line: `label — error line (×N) [status]`. The status: `fixed later` (a later call on the same target
+ * succeeded), `superseded` (a later call on it failed otherwise, its output no longer showing this error), else
+ * `unresolved`.
+ */
+export const ERROR_ITEM = /^(.*?) — (.*?)(?: \(×(\d+)\))? \[(fixed later|superseded|unresolved)\]$/;
+export type ErrorStatus = 'fixed later' | 'superseded' | 'unresolved';
 
 /** Files only seen (named in a listing, an output, a report): listed unless the span did something with them. */
 function seeFiles(model: Model, paths: Iterable<string>, rank: number): void {
@@ -384,7 +391,7 @@ function absorbPrevious(model: Model, text: string): boolean {
               gist: errorGist(m[2]),
               targets: labelTargets(m[1]),
               count: Number(m[3] ?? 1),
-              fixed: m[4] === 'fixed later',
+              status: m[4] as ErrorStatus,
               rank,
             });
           else
@@ -394,7 +401,7 @@ function absorbPrevious(model: Model, text: string): boolean {
               gist: '',
               targets: [`label:${item}`],
               count: 1,
-              fixed: false,
+              status: 'unresolved',
               rank,
             });
           return;
@@ -484,10 +491,10 @@ function absorbMessages(
         const text = oneLine(errorLine === undefined ? line : tellingErrorLine(m, errorLine), LIMITS.errorLine);
         // A repeat (the same error again, on the same target or word for word) is one line with a count.
         const gist = errorGist(text);
-        const same = repeatOf(model, gist, targets);
+        let same = repeatOf(model, gist, targets);
         if (same) {
           same.count++;
-          same.fixed = false;
+          same.status = 'unresolved';
           same.rank = rank;
           same.label = label;
           if (text.length >= same.line.length) {
@@ -496,11 +503,21 @@ function absorbMessages(
           }
           indexTargets(model, same, targets);
         } else {
-          addError(model, { label, line: text, gist, targets: [...targets], count: 1, fixed: false, rank });
+          same = addError(model, {
+            label,
+            line: text,
+            gist,
+            targets: [...targets],
+            count: 1,
+            status: 'unresolved',
+            rank,
+          });
         }
+        supersede(model, targets, same, m.content);
       } else if (model.errorsByTarget.size > 0) {
         // Fixed later: the same command, script, test suite, or the same kind of action on the same file succeeded.
-        for (const t of resolvedTargets(targetsOf())) for (const e of model.errorsByTarget.get(t) ?? []) e.fixed = true;
+        for (const t of resolvedTargets(targetsOf()))
+          for (const e of model.errorsByTarget.get(t) ?? []) e.status = 'fixed later';
       }
     }
   });
@@ -635,11 +652,29 @@ const errorGist = (line: string): string =>
 const SPECIFIC = 40;
 const gistKey = (gist: string): string => (gist.length >= SPECIFIC ? gist.slice(0, SPECIFIC) : gist);
 
-function addError(model: Model, e: ErrorEntry): void {
+function addError(model: Model, e: ErrorEntry): ErrorEntry {
   model.errors.push(e);
   indexTargets(model, e, e.targets);
   const key = gistKey(e.gist);
   model.errorsByGist.set(key, [...(model.errorsByGist.get(key) ?? []), e]);
+  return e;
+}
+
+/**
+ * A call failed on `targets`: the unresolved errors a success there would have fixed (`resolvedTargets`) are
+ * superseded unless its `output` still shows them (their gist), as a rerun that gets past an error to the next one
+ * does. Not when compaction left only part of the output (the rest may show them). `current` is the call's own
+ * error (new or repeated).
+ */
+function supersede(model: Model, targets: readonly string[], current: ErrorEntry, output: string): void {
+  if (isPartialResult(output)) return;
+  let shown: string | undefined;
+  for (const t of resolvedTargets(targets))
+    for (const e of model.errorsByTarget.get(t) ?? []) {
+      if (e === current || e.status !== 'unresolved' || e.gist === '') continue;
+      shown ??= errorGist(output);
+      if (!shown.includes(e.gist)) e.status = 'superseded';
+    }
 }
 
 function indexTargets(model: Model, e: ErrorEntry, targets: readonly string[]): void {
@@ -721,7 +756,7 @@ function withoutSubjectSaid(command: string, outcome: string): string {
     : outcome;
 }
 const formatError = (e: ErrorEntry): string =>
-  `${e.label} — ${e.line || '(error)'}${e.count > 1 ? ` (×${e.count})` : ''} [${e.fixed ? 'fixed later' : 'unresolved'}]`;
+  `${e.label} — ${e.line || '(error)'}${e.count > 1 ? ` (×${e.count})` : ''} [${e.status}]`;
 
 interface Candidate {
   readonly text: string;
@@ -753,7 +788,8 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   const files = [...model.files.values()].sort(
     (a, b) => writes(a) - writes(b) || total(b) - total(a) || b.rank - a.rank || (a.path < b.path ? -1 : 1),
   );
-  const errors = [...model.errors].sort((a, b) => Number(a.fixed) - Number(b.fixed) || b.rank - a.rank);
+  const settled = (e: ErrorEntry) => Number(e.status !== 'unresolved');
+  const errors = [...model.errors].sort((a, b) => settled(a) - settled(b) || b.rank - a.rank);
   return {
     userRequests: requestsByPriority(model.requests).map((r) => ({ text: r.text, order: r.rank })),
     filesTouched: files.map((f, i) => ({ text: formatFile(f), order: i })),

@@ -33,6 +33,12 @@ export function prunedFailure(content: string, isError: boolean | undefined): st
   return m[2] ?? (isError ? 'error: (result cleared)' : undefined);
 }
 
+/** The gap marker of a result cut head+tail or around the lines that mattered (stages/common.ts, stages/focus.ts). */
+const CUT_MARKER = /\[\.\.\. (?:\d+ chars, )?\d+ lines truncated \.\.\.\]/;
+
+/** Whether compaction left only part of a result (a placeholder, or a text cut): what it lacks may have been in it. */
+export const isPartialResult = (content: string): boolean => PLACEHOLDER.test(content) || CUT_MARKER.test(content);
+
 /** The line a pruned successful result kept (`[main 1a2b3c4] Fix the parser`), if it is a placeholder that did. */
 export function prunedKept(content: string): string | undefined {
   const m = PLACEHOLDER.exec(content);

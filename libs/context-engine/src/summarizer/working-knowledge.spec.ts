@@ -138,6 +138,60 @@ describe('errors: resolved by a later success on the same target', () => {
     expect(digest([...suiteFails, ...onePasses]).errorsSeen[0]).toMatch(/\[unresolved\]$/);
   });
 
+  it('superseded: the same run failing otherwise, its whole output no longer showing the error', () => {
+    const importError = step(
+      bash('pytest tests/test_fields.py'),
+      "E   ImportError: cannot import name 'TimeDelta' from 'marshmallow.fields'\n=== 1 error in 0.3s ===",
+    );
+    const assertion = step(
+      bash('pytest tests/test_fields.py'),
+      'E   AssertionError: assert 345 == 346\n=== 1 failed, 3 passed in 0.2s ===',
+    );
+    const errors = digest([...importError, ...assertion]).errorsSeen;
+    const status = (lines: readonly string[]) => lines.map((e) => /\[([a-z ]+)\]$/.exec(e)![1]);
+    expect(status(errors)).toEqual(['superseded', 'unresolved']);
+    // A whole suite failing otherwise supersedes a part's error; another file failing says nothing of it.
+    const suite = step(bash('pytest -q'), 'E   KeyError: seconds\n=== 1 failed, 199 passed ===');
+    expect(status(digest([...importError, ...suite]).errorsSeen)).toEqual(['superseded', 'unresolved']);
+    const otherFile = step(bash('pytest tests/test_schema.py'), 'E   KeyError: seconds\n=== 1 failed ===');
+    expect(status(digest([...importError, ...otherFile]).errorsSeen)).toEqual(['unresolved', 'unresolved']);
+    // A later success fixes both; the first error again makes it the current one.
+    const passes = step(bash('pytest tests/test_fields.py'), '=== 4 passed in 0.2s ===');
+    expect(status(digest([...importError, ...assertion, ...passes]).errorsSeen)).toEqual([
+      'fixed later',
+      'fixed later',
+    ]);
+    const again = digest([...importError, ...assertion, ...importError]).errorsSeen;
+    expect(again[1]).toMatch(/ \(×2\) \[unresolved\]$/);
+    expect(status(again)).toEqual(['superseded', 'unresolved']);
+    // Read back from an earlier note, a superseded error stays so.
+    const note = summarizeDeterministic({ messages: [...importError, ...assertion], maxChars: 100_000 }).text;
+    expect(digest([say('Looking at the assertion.')], note).errorsSeen).toEqual(errors);
+  });
+
+  it('not superseded while the rerun still shows the error, or when compaction kept only part of its output', () => {
+    const first = step(bash('npm run build'), "src/a.ts(3,1): error TS2304: Cannot find name 'join'.");
+    const both = step(
+      bash('npm run build'),
+      "src/a.ts(3,1): error TS2304: Cannot find name 'join'.\nsrc/b.ts(9,4): error TS2322: Type 'string' is not assignable to type 'number'.",
+    );
+    expect(digest([...first, ...both]).errorsSeen.every((e) => e.endsWith('[unresolved]'))).toBe(true);
+    const long = Array.from({ length: 400 }, (_, i) => `  compiling module ${i}`).join('\n');
+    const cut = step(
+      bash('npm run build'),
+      truncateHeadTail(
+        `${long}\nsrc/a.ts(3,1): error TS2304: Cannot find name 'join'.\n${long}\nsrc/b.ts(9,4): error TS2322: Type 'string' is not assignable to type 'number'.`,
+        2000,
+        2000,
+      ),
+    );
+    expect(cut[1]!.content).toContain('lines truncated');
+    expect(digest([...first, ...cut]).errorsSeen.every((e) => e.endsWith('[unresolved]'))).toBe(true);
+    // The same output whole, without the first error: superseded.
+    const whole = step(bash('npm run build'), `${long}\nsrc/b.ts(9,4): error TS2322: Type 'string' is not assignable.`);
+    expect(digest([...first, ...whole]).errorsSeen[0]).toMatch(/TS2304.*\[superseded\]$/);
+  });
+
   it('resolves an error carried from an earlier summary by a success in the new span', () => {
     const previous = [
       '## Errors seen',
@@ -252,15 +306,22 @@ describe('errors: repeats collapsed into one line with a count', () => {
         expect(errors.length).toBeLessThanOrEqual(distinct.size);
         const counted = errors.reduce((n, e) => n + Number(/\(×(\d+)\)/.exec(e)?.[1] ?? 1), 0);
         expect(counted).toBe(failures.length);
-        // Resolved exactly when a later edit of the same file succeeded.
+        // Fixed later exactly when a later edit of the same file succeeded; else superseded exactly when a later edit
+        // of it failed otherwise.
         for (const e of errors) {
           const file = /on (\S+) —/.exec(e)![1];
           const gist = (err: string) => err.replace(/\d+$/, '');
+          const mine = calls.find(([f, , err]) => f === file && err !== null && e.includes(gist(err)))![2]!;
           const lastFailure = calls
-            .map(([f, , err]) => f === file && err !== null && e.includes(gist(err)))
+            .map(([f, , err]) => f === file && err !== null && gist(err) === gist(mine))
             .lastIndexOf(true);
-          const laterSuccess = calls.some(([f, , err], i) => i > lastFailure && f === file && err === null);
-          expect(e.endsWith(laterSuccess ? '[fixed later]' : '[unresolved]')).toBe(true);
+          const later = calls.slice(lastFailure + 1).filter(([f]) => f === file);
+          const status = later.some(([, , err]) => err === null)
+            ? 'fixed later'
+            : later.some(([, , err]) => gist(err!) !== gist(mine))
+              ? 'superseded'
+              : 'unresolved';
+          expect(e.endsWith(`[${status}]`)).toBe(true);
         }
       }),
       { numRuns: 150 },
