@@ -105,6 +105,8 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     // No file open: nothing to name; a tool that reads or runs is no edit of the open file.
     expect(toolActivity(newCall('insert', { text: 'x = 1' }), {}).files).toEqual([]);
     expect(toolActivity(newCall('scroll_down', {}), { lastOpened: 'src/a.py' }).files).toEqual([]);
+    // A patch whose headers are not read names no file: not the one read last.
+    expect(toolActivity(newCall('apply_patch', { input: 'garbled' }), { lastOpened: 'src/a.py' }).files).toEqual([]);
   });
 
   it('names a changed file after a command only when the command does not (relative to its directory, by name)', () => {

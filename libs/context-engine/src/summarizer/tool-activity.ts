@@ -685,8 +685,8 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
     for (const v of Object.values(args))
       for (const f of filesOfPatch(commandText(v) ?? '')) if (!files.some((g) => g.path === f.path)) files.push(f);
   // An editing tool that names no file edits the one open (SWE-agent's `edit` by search/replace or line range, its
-  // `insert`).
-  if (files.length === 0 && command === undefined && classify(call.name) === 'edit') {
+  // `insert`); not a patch tool, whose files are in its patch's headers (unread ones name no file at all).
+  if (files.length === 0 && command === undefined && classify(call.name) === 'edit' && !/patch/i.test(call.name)) {
     const open = state.lastOpened ?? state.openedEarlier?.();
     if (open !== undefined) {
       files.push({ path: open, action: 'edit' });
