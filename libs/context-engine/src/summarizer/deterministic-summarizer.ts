@@ -24,6 +24,7 @@ import {
   isChange,
   labelTargets,
   looksAround,
+  outputMayBePartial,
   resolvedTargets,
   type ToolActivity,
 } from './tool-activity';
@@ -513,7 +514,8 @@ function absorbMessages(
             rank,
           });
         }
-        supersede(model, targets, same, m.content);
+        const partial = isPartialResult(m.content) || outputMayBePartial(call?.activity.command ?? '', m.content);
+        if (!partial) supersede(model, targets, same, m.content);
       } else if (model.errorsByTarget.size > 0) {
         // Fixed later: the same command, script, test suite, or the same kind of action on the same file succeeded.
         for (const t of resolvedTargets(targetsOf()))
@@ -663,11 +665,10 @@ function addError(model: Model, e: ErrorEntry): ErrorEntry {
 /**
  * A call failed on `targets`: the unresolved errors a success there would have fixed (`resolvedTargets`) are
  * superseded unless its `output` still shows them (their gist), as a rerun that gets past an error to the next one
- * does. Not when compaction left only part of the output (the rest may show them). `current` is the call's own
- * error (new or repeated).
+ * does (its caller: not when compaction or the command itself kept only part of the output, where the rest may
+ * show them). `current` is the call's own error (new or repeated).
  */
 function supersede(model: Model, targets: readonly string[], current: ErrorEntry, output: string): void {
-  if (isPartialResult(output)) return;
   let shown: string | undefined;
   for (const t of resolvedTargets(targets))
     for (const e of model.errorsByTarget.get(t) ?? []) {

@@ -6,6 +6,7 @@ import {
   filesOfPatch,
   filesOfShellCommand,
   looksAround,
+  outputMayBePartial,
   toolActivity,
 } from './tool-activity';
 
@@ -107,6 +108,22 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     expect(toolActivity(newCall('scroll_down', {}), { lastOpened: 'src/a.py' }).files).toEqual([]);
     // A patch whose headers are not read names no file: not the one read last.
     expect(toolActivity(newCall('apply_patch', { input: 'garbled' }), { lastOpened: 'src/a.py' }).files).toEqual([]);
+  });
+
+  it('tells a command that shows only part of its output: a filter, a head or tail that filled its count', () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i}`).join('\n');
+    expect(outputMayBePartial('npm test', lines(500))).toBe(false);
+    expect(outputMayBePartial('npm test 2>&1 | head -50', lines(50))).toBe(true);
+    expect(outputMayBePartial('npm test 2>&1 | head -50', lines(12))).toBe(false);
+    expect(outputMayBePartial('npm test 2>&1 | tail -n 20', lines(20))).toBe(true);
+    expect(outputMayBePartial('npm test | tail', lines(10))).toBe(true); // 10 lines by default
+    expect(outputMayBePartial('npm test | tail', lines(4))).toBe(false);
+    expect(outputMayBePartial('cat big.log | head -c 300', 'x')).toBe(true);
+    expect(outputMayBePartial('cd /repo && make 2>&1 | grep -i error', lines(1))).toBe(true);
+    expect(outputMayBePartial('npm test 2>&1 | Select-Object -Last 30', lines(30))).toBe(true);
+    // Quoted text is no pipe; `||` is no pipe.
+    expect(outputMayBePartial('python -c "print(1) | grep x"', lines(1))).toBe(false);
+    expect(outputMayBePartial('make || echo failed', lines(1))).toBe(false);
   });
 
   it('names a changed file after a command only when the command does not (relative to its directory, by name)', () => {

@@ -437,6 +437,26 @@ export function looksAround(command: string): boolean {
   return LOOKING_AROUND.test(tokenize(line)[0] ?? '') && !CHANGES_SOMETHING.test(withoutQuotedText(line));
 }
 
+/** A pipe into a program that keeps some of the lines it is given (`grep error`, `Select-String`, `awk '/x/'`). */
+const PIPED_INTO_FILTER =
+  /\|\s*(?:grep|egrep|fgrep|rg|ag|ack|awk|sed|cut|uniq|wc|jq|findstr|select-string|sls|where-object)\b/i;
+/** A pipe into `head` or `tail` (PowerShell's `Select-Object -First/-Last`), with its options. */
+const PIPED_INTO_HEAD_TAIL = /\|\s*(?:head|tail|select-object\s+-(?:first|last))\b([^|;&]*)/i;
+
+/**
+ * Whether a command's `output` may be only part of what it printed: a pipe into a filter, or into `head`/`tail` whose
+ * output filled its count (10 lines unless `-n N`, `-N` or a count says otherwise; a byte count always).
+ */
+export function outputMayBePartial(command: string, output: string): boolean {
+  const line = withoutQuotedText(commandHead(command));
+  if (PIPED_INTO_FILTER.test(line)) return true;
+  const cut = PIPED_INTO_HEAD_TAIL.exec(line);
+  if (!cut) return false;
+  if (/(?:^|\s)(?:-c|--bytes)\b/.test(cut[1]!)) return true;
+  const count = Number(/(\d+)/.exec(cut[1]!)?.[1] ?? 10);
+  return output.split('\n').filter((l) => l.trim() !== '').length >= count;
+}
+
 /** `npm run check 2>&1 | head -40` and `npm run check` are the same operation for "was it fixed later". */
 const commandKey = (line: string): string =>
   line

@@ -187,6 +187,14 @@ describe('errors: resolved by a later success on the same target', () => {
     );
     expect(cut[1]!.content).toContain('lines truncated');
     expect(digest([...first, ...cut]).errorsSeen.every((e) => e.endsWith('[unresolved]'))).toBe(true);
+    // The command itself showing part of its output (a filled `head -N`, a filter): the rest may still show it.
+    const twoErrors =
+      "src/b.ts(9,4): error TS2322: Type 'string' is not assignable.\nsrc/c.ts(1,1): error TS1005: ';' expected.";
+    const headed = (n: number) => step(bash(`npm run build 2>&1 | head -${n}`), twoErrors);
+    expect(digest([...first, ...headed(2)]).errorsSeen[0]).toMatch(/TS2304.*\[unresolved\]$/);
+    expect(digest([...first, ...headed(20)]).errorsSeen[0]).toMatch(/TS2304.*\[superseded\]$/);
+    const grepped = step(bash('npm run build 2>&1 | grep TS2322'), twoErrors.split('\n')[0]!);
+    expect(digest([...first, ...grepped]).errorsSeen[0]).toMatch(/TS2304.*\[unresolved\]$/);
     // The same output whole, without the first error: superseded.
     const whole = step(bash('npm run build'), `${long}\nsrc/b.ts(9,4): error TS2322: Type 'string' is not assignable.`);
     expect(digest([...first, ...whole]).errorsSeen[0]).toMatch(/TS2304.*\[superseded\]$/);
