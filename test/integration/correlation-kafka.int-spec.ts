@@ -12,6 +12,7 @@ import {
   type KafkaSettings,
 } from '@ctxledger/kafka';
 import { CORRELATION_HEADER, currentCorrelation, runWithCorrelation, type Correlation } from '@ctxledger/observability';
+import { testConsumer } from '../support/kafka-helpers';
 import { testStack, unique } from '../support/stack-settings';
 
 /**
@@ -91,7 +92,7 @@ describe('correlation ids through EventProducer and KafkaEventTransport (real br
     await ensureTopics(kafka, allTopics(prefix), 2);
     await producer.onModuleInit();
     await raw.connect();
-    reader = kafka.consumer({ groupId: unique('correlation-reader') });
+    reader = testConsumer(kafka, 'correlation-reader');
     await reader.connect();
     await reader.subscribe({ topics: [topics.blocks, topics.deadLetter, topics.sessionEvents], fromBeginning: true });
     await reader.run({

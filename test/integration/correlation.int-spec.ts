@@ -4,7 +4,7 @@ import type { Consumer, IHeaders } from 'kafkajs';
 import { topicNames, type AnyEvent } from '@ctxledger/contracts';
 import { CORRELATION_HEADER } from '@ctxledger/observability';
 import { repoRoot } from '../../tools/local-stack';
-import { testKafka } from '../support/kafka-helpers';
+import { testConsumer, testKafka } from '../support/kafka-helpers';
 import { testStack, unique } from '../support/stack-settings';
 import { transcript } from '../support/transcripts';
 import { withDatabase } from './session-harness';
@@ -114,7 +114,7 @@ describe('correlation ids: HTTP → Kafka → the three services, in JSON logs a
       startJsonService('session-service', env),
       startJsonService('summarizer-service', env),
     ]);
-    reader = kafka.consumer({ groupId: unique('correlation-reader') });
+    reader = testConsumer(kafka, 'correlation-reader');
     await reader.connect();
     await reader.subscribe({
       topics: [topics.sessionEvents, topics.blocks, topics.summaryRequests],

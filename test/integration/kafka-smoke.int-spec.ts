@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { ConfigResourceTypes, Kafka, logLevel, type Consumer, type EachMessagePayload } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
 import { ensureTopics } from '@ctxledger/kafka';
+import { testConsumer } from '../support/kafka-helpers';
 import { testStack, unique } from '../support/stack-settings';
 
 describe('local Kafka broker (smoke)', () => {
@@ -32,7 +33,7 @@ describe('local Kafka broker (smoke)', () => {
 
   /** Consumes `topic` from the beginning with a fresh group until `count` messages arrived. */
   async function consume(topic: string, count: number): Promise<EachMessagePayload[]> {
-    const consumer = kafka.consumer({ groupId: unique('smoke-group') });
+    const consumer = testConsumer(kafka, 'smoke-group');
     consumers.push(consumer);
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: true });

@@ -11,6 +11,7 @@ import {
   PoisonEventError,
   type KafkaEventBatch,
 } from '@ctxledger/kafka';
+import { testConsumer } from '../support/kafka-helpers';
 import { testStack, unique } from '../support/stack-settings';
 
 /** Records what the handlers saw; fails the "transient" message twice before accepting it. */
@@ -105,7 +106,7 @@ describe('KafkaEventTransport on the real broker', () => {
   beforeAll(async () => {
     await ensureTopics(kafka, allTopics(prefix), 2);
     await producer.connect();
-    dlqConsumer = kafka.consumer({ groupId: unique('dlq-reader') });
+    dlqConsumer = testConsumer(kafka, 'dlq-reader');
     await dlqConsumer.connect();
     await dlqConsumer.subscribe({ topic: topics.deadLetter, fromBeginning: true });
     await dlqConsumer.run({ eachMessage: async ({ message }) => void dlq.push(JSON.parse(message.value!.toString())) });

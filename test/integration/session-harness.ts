@@ -6,6 +6,7 @@ import mongoose, { type Connection } from 'mongoose';
 import { allTopics, encodeEvent, topicNames, type AnyEvent, type TopicNames } from '@ctxledger/contracts';
 import { ensureTopics } from '@ctxledger/kafka';
 import { repoRoot } from '../../tools/local-stack';
+import { testConsumer } from '../support/kafka-helpers';
 import { startService, type RunningService } from '../support/service-process';
 import { unique } from '../support/stack-settings';
 
@@ -105,9 +106,10 @@ export class TopicReader {
     brokers: string[],
     private readonly topic: string,
   ) {
-    this.consumer = new Kafka({ clientId: 'session-test-reader', brokers, logLevel: logLevel.NOTHING }).consumer({
-      groupId: unique('reader'),
-    });
+    this.consumer = testConsumer(
+      new Kafka({ clientId: 'session-test-reader', brokers, logLevel: logLevel.NOTHING }),
+      'reader',
+    );
   }
   async start() {
     await this.consumer.connect();

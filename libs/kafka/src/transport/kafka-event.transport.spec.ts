@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import type { ConsumerConfig, Kafka } from 'kafkajs';
 import { topicNames } from '@ctxledger/contracts';
 import { KafkaEventTransport } from './kafka-event.transport';
 
@@ -35,6 +35,7 @@ describe('KafkaEventTransport membership: a consumer the group has not confirmed
   /** A kafkajs stand-in: the consumer joins at once; the test emits its heartbeats. */
   function fakeKafka() {
     const listeners = new Map<string, ((e: unknown) => void)[]>();
+    const configs: ConsumerConfig[] = [];
     const events = {
       HEARTBEAT: 'heartbeat',
       GROUP_JOIN: 'join',
@@ -49,20 +50,40 @@ describe('KafkaEventTransport membership: a consumer the group has not confirmed
         disconnect: async () => undefined,
         fetchTopicMetadata: async () => ({ topics: [] }),
       }),
-      consumer: () => ({
-        events,
-        on: (event: string, fn: (e: unknown) => void) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
-        connect: async () => undefined,
-        subscribe: async () => undefined,
-        run: async () => undefined,
-        disconnect: async () => undefined,
-      }),
+      consumer: (config: ConsumerConfig) => {
+        configs.push(config);
+        return {
+          events,
+          on: (event: string, fn: (e: unknown) => void) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
+          connect: async () => undefined,
+          subscribe: async () => undefined,
+          run: async () => undefined,
+          disconnect: async () => undefined,
+        };
+      },
     };
     const emit = (event: string) => {
       for (const fn of listeners.get(event) ?? []) fn({ payload: {} });
     };
-    return { kafka: client as unknown as Kafka, heartbeat: () => emit(events.HEARTBEAT) };
+    return { kafka: client as unknown as Kafka, heartbeat: () => emit(events.HEARTBEAT), configs };
   }
+
+  it("lets the broker hold an idle fetch half a second, not kafkajs's 5 s: stopping waits for the fetch in flight", async () => {
+    const { kafka, configs } = fakeKafka();
+    const t = new KafkaEventTransport({
+      kafka,
+      topics: topicNames('test'),
+      streams: ['sessionEvents'],
+      groupId: 'g',
+      consumerName: 'c',
+    });
+    try {
+      await new Promise<void>((resolve, reject) => t.listen((e) => (e ? reject(e) : resolve())));
+      expect(configs.map((c) => c.maxWaitTimeInMs)).toEqual([500]);
+    } finally {
+      await t.close();
+    }
+  });
 
   it('is reported (when it was last confirmed) once the timeout has passed, and no longer after a heartbeat', async () => {
     const { kafka, heartbeat } = fakeKafka();

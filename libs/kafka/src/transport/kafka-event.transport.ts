@@ -35,6 +35,12 @@ export type ConsumeOutcome = 'processed' | 'dead-lettered' | 'retried' | 'forwar
  * and so about how long a running consumer may be out of its group while it finds a new coordinator and rejoins.
  */
 export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+/**
+ * How long the broker may hold a fetch that finds nothing new. kafkajs's `disconnect()` waits for the fetch in flight:
+ * with its default (5 s) a service asked to stop (SIGTERM) took 4.7 s to exit when idle. A fetch returns as soon as a
+ * record arrives whatever this is; an idle consumer asks again twice a second instead of once in 5 s.
+ */
+const FETCH_MAX_WAIT_MS = 500;
 
 export interface BatchHandlerResult {
   readonly poison?: ReadonlyArray<{ readonly offset: string; readonly reason: string }>;
@@ -267,6 +273,7 @@ export class KafkaEventTransport extends Server implements CustomTransportStrate
       allowAutoTopicCreation: false,
       sessionTimeout,
       heartbeatInterval: this.heartbeatIntervalMs,
+      maxWaitTimeInMs: FETCH_MAX_WAIT_MS,
       // kafkajs restarts a crashed consumer by itself only after some errors, and a restart that fails to connect
       // is lost in an unhandled rejection: every restart is the transport's (restartAfterCrash).
       retry: { retries: 5, restartOnFailure: async () => false },
