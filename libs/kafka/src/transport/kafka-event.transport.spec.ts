@@ -31,74 +31,75 @@ describe('KafkaEventTransport handler lookup', () => {
   });
 });
 
-describe('KafkaEventTransport membership: a consumer the group has not confirmed for a session timeout', () => {
-  /** A kafkajs stand-in: the consumer joins at once; the test emits its heartbeats. */
-  function fakeKafka() {
-    const listeners = new Map<string, ((e: unknown) => void)[]>();
-    const configs: ConsumerConfig[] = [];
-    const events = {
-      HEARTBEAT: 'heartbeat',
-      GROUP_JOIN: 'join',
-      REBALANCING: 'rebalancing',
-      STOP: 'stop',
-      CRASH: 'crash',
-    };
-    const client = {
-      producer: () => ({ connect: async () => undefined, disconnect: async () => undefined }),
-      admin: () => ({
+/** A kafkajs stand-in: the consumer joins at once; the test emits its heartbeats and reads the consumers' configs. */
+function fakeKafka() {
+  const listeners = new Map<string, ((e: unknown) => void)[]>();
+  const configs: ConsumerConfig[] = [];
+  const events = {
+    HEARTBEAT: 'heartbeat',
+    GROUP_JOIN: 'join',
+    REBALANCING: 'rebalancing',
+    STOP: 'stop',
+    CRASH: 'crash',
+  };
+  const client = {
+    producer: () => ({ connect: async () => undefined, disconnect: async () => undefined }),
+    admin: () => ({
+      connect: async () => undefined,
+      disconnect: async () => undefined,
+      fetchTopicMetadata: async () => ({ topics: [] }),
+    }),
+    consumer: (config: ConsumerConfig) => {
+      configs.push(config);
+      return {
+        events,
+        on: (event: string, fn: (e: unknown) => void) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
         connect: async () => undefined,
+        subscribe: async () => undefined,
+        run: async () => undefined,
         disconnect: async () => undefined,
-        fetchTopicMetadata: async () => ({ topics: [] }),
-      }),
-      consumer: (config: ConsumerConfig) => {
-        configs.push(config);
-        return {
-          events,
-          on: (event: string, fn: (e: unknown) => void) => listeners.set(event, [...(listeners.get(event) ?? []), fn]),
-          connect: async () => undefined,
-          subscribe: async () => undefined,
-          run: async () => undefined,
-          disconnect: async () => undefined,
-        };
-      },
-    };
-    const emit = (event: string) => {
-      for (const fn of listeners.get(event) ?? []) fn({ payload: {} });
-    };
-    return { kafka: client as unknown as Kafka, heartbeat: () => emit(events.HEARTBEAT), configs };
-  }
+      };
+    },
+  };
+  const emit = (event: string) => {
+    for (const fn of listeners.get(event) ?? []) fn({ payload: {} });
+  };
+  return { kafka: client as unknown as Kafka, heartbeat: () => emit(events.HEARTBEAT), configs };
+}
 
+/** A transport on `kafka` for the session events, listening. */
+async function listening(kafka: Kafka, options: { sessionTimeoutMs?: number } = {}): Promise<KafkaEventTransport> {
+  const t = new KafkaEventTransport({
+    kafka,
+    topics: topicNames('test'),
+    streams: ['sessionEvents'],
+    groupId: 'g',
+    consumerName: 'c',
+    ...options,
+  });
+  await new Promise<void>((resolve, reject) => t.listen((e) => (e ? reject(e) : resolve())));
+  return t;
+}
+
+describe('KafkaEventTransport consumer settings', () => {
   it("lets the broker hold an idle fetch half a second, not kafkajs's 5 s: stopping waits for the fetch in flight", async () => {
     const { kafka, configs } = fakeKafka();
-    const t = new KafkaEventTransport({
-      kafka,
-      topics: topicNames('test'),
-      streams: ['sessionEvents'],
-      groupId: 'g',
-      consumerName: 'c',
-    });
+    const t = await listening(kafka);
     try {
-      await new Promise<void>((resolve, reject) => t.listen((e) => (e ? reject(e) : resolve())));
       expect(configs.map((c) => c.maxWaitTimeInMs)).toEqual([500]);
     } finally {
       await t.close();
     }
   });
+});
 
+describe('KafkaEventTransport membership: a consumer the group has not confirmed for a session timeout', () => {
   it('is reported (when it was last confirmed) once the timeout has passed, and no longer after a heartbeat', async () => {
     const { kafka, heartbeat } = fakeKafka();
     let now = 1_000_000;
     const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
-    const t = new KafkaEventTransport({
-      kafka,
-      topics: topicNames('test'),
-      streams: ['sessionEvents'],
-      groupId: 'g',
-      consumerName: 'c',
-      sessionTimeoutMs: 6000,
-    });
+    const t = await listening(kafka, { sessionTimeoutMs: 6000 });
     try {
-      await new Promise<void>((resolve, reject) => t.listen((e) => (e ? reject(e) : resolve())));
       expect(t.consumerStatus().state).toBe('running');
       now += 6000;
       expect((await t.checkConsumer(60_000)).unconfirmedSince).toBeUndefined(); // a session timeout, not more
