@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { allTopics } from '@ctxledger/contracts';
 import { ensureTopics } from '@ctxledger/kafka';
 import { stackAsync, stackEnv, stackStateDir } from '../../../tools/local-stack';
+import { killStackInstance } from '../stack-kill';
 import { instanceEnv, outageStack, testStack, type StackPorts } from '../stack-settings';
 
 /**
@@ -90,22 +91,9 @@ export class FaultStack {
       return;
     }
     // Removed next: nothing of it needs a clean stop (a graceful stop of a cluster's brokers took 8 s).
-    await this.killOwn();
+    await killStackInstance(this.env);
     await this.run('down');
     rmSync(stackStateDir(this.env), { recursive: true, force: true });
-  }
-
-  /** SIGKILL to every process an own instance recorded (its brokers, its FerretDB), and wait until they are gone. */
-  private async killOwn(): Promise<void> {
-    const stateDir = stackStateDir(this.env);
-    const pids = (existsSync(stateDir) ? readdirSync(stateDir) : [])
-      .filter((name) => name.endsWith('.pid'))
-      .map((name) => Number(readFileSync(resolve(stateDir, name), 'utf8').trim()))
-      .filter((pid) => ownProcess(pid, stateDir));
-    for (const pid of pids) process.kill(pid, 'SIGKILL');
-    const deadline = Date.now() + 15_000;
-    while (pids.some((pid) => ownProcess(pid, stateDir)) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
   }
 
   kafka(clientId = 'fault-test'): Kafka {
@@ -160,15 +148,6 @@ export class FaultStack {
   /** `up` starts what is not running (here FerretDB alone) and waits until it answers. */
   mongoStart(): Promise<void> {
     return this.run('up');
-  }
-}
-
-/** The process `pid` is running and is one of the instance whose state is in `stateDir` (by its command line). */
-function ownProcess(pid: number, stateDir: string): boolean {
-  try {
-    return pid > 0 && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(stateDir);
-  } catch {
-    return false;
   }
 }
 
