@@ -1,7 +1,8 @@
 import type { ChatMessage } from '../model/message';
 import { isOriginal, type EffectiveEntry } from '../overlay';
 import { launchOfLine } from '../summarizer/background';
-import { COMMAND_LINE, ERROR_ITEM } from '../summarizer/deterministic-summarizer';
+import { COMMAND_LINE } from '../summarizer/deterministic-summarizer';
+import { ERROR_ITEM } from '../summarizer/errors-seen';
 import { callOfStepLine } from '../summarizer/call-outcome';
 import { parseArguments } from '../summarizer/tool-activity';
 import { STEPS_HEADING, workingStateOf } from './working-state';

@@ -15,6 +15,7 @@ import {
 import { callOutcome, errorLineOf, outcomeTextOk, shortenPath, tellingErrorLine } from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
+import { ErrorsSeen, formatError } from './errors-seen';
 import { isPartialResult } from './pruned-result';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
 import {
@@ -22,10 +23,8 @@ import {
   changesAllOrNothing,
   filesOfEditBlocks,
   isChange,
-  labelTargets,
   looksAround,
   outputMayBePartial,
-  resolvedTargets,
   type ToolActivity,
 } from './tool-activity';
 
@@ -197,18 +196,6 @@ interface CommandEntry {
   lastOk?: string;
   okBefore?: string;
 }
-interface ErrorEntry {
-  /** The call's label (its latest occurrence when repeats were collapsed). */
-  label: string;
-  line: string;
-  /** The line without what varies between repeats (`errorGist`). */
-  gist: string;
-  /** What a later success must share to resolve it (see `ToolActivity.targets`). */
-  targets: string[];
-  count: number;
-  status: ErrorStatus;
-  rank: number;
-}
 interface SymbolEntry {
   /** As first written, `name` or `name()`. */
   readonly text: string;
@@ -221,10 +208,7 @@ interface Model {
   /** By name (without a call's parentheses). */
   readonly symbols: Map<string, SymbolEntry>;
   readonly commands: Map<string, CommandEntry>;
-  readonly errors: ErrorEntry[];
-  /** Errors by target and by the start of their gist: repeats and resolutions are found without a scan. */
-  readonly errorsByTarget: Map<string, ErrorEntry[]>;
-  readonly errorsByGist: Map<string, ErrorEntry[]>;
+  readonly errors: ErrorsSeen;
   readonly decisions: Ranked[];
   readonly pending: Ranked[];
   state: string;
@@ -257,14 +241,6 @@ const FILE_LINE = /^(.*?) \(([^()]*)\)$/;
  * the command ends at the first backtick the rest can follow (an outcome may quote code: `` cannot find value `x` ``).
  */
 export const COMMAND_LINE = /^`(.+?)`(?: ×(\d+))?(?: → (?:earlier: (.*?); last: |last: )?(.*))?$/;
-/**
- * An Errors seen line: `label — error line (×N) [status]`. The status: `fixed later` (a later call on the same target
- * succeeded), `superseded` (a later call on it failed otherwise, its output no longer showing this error), else
- * `unresolved`.
- */
-export const ERROR_ITEM = /^(.*?) — (.*?)(?: \(×(\d+)\))? \[(fixed later|superseded|unresolved)\]$/;
-export type ErrorStatus = 'fixed later' | 'superseded' | 'unresolved';
-
 /** Files only seen (named in a listing, an output, a report): listed unless the span did something with them. */
 function seeFiles(model: Model, paths: Iterable<string>, rank: number): void {
   for (const path of paths) if (!model.files.has(path)) touchFile(model, path, SEEN, rank);
@@ -383,30 +359,9 @@ function absorbPrevious(model: Model, text: string): boolean {
           else addCommand(model, oneLine(item, LIMITS.command), rank);
           return;
         }
-        case 'errorsSeen': {
-          const m = ERROR_ITEM.exec(item);
-          if (m)
-            addError(model, {
-              label: m[1],
-              line: m[2],
-              gist: errorGist(m[2]),
-              targets: labelTargets(m[1]),
-              count: Number(m[3] ?? 1),
-              status: m[4] as ErrorStatus,
-              rank,
-            });
-          else
-            addError(model, {
-              label: item,
-              line: '',
-              gist: '',
-              targets: [`label:${item}`],
-              count: 1,
-              status: 'unresolved',
-              rank,
-            });
+        case 'errorsSeen':
+          model.errors.readBack(item, rank);
           return;
-        }
         case 'currentState':
           return;
         default:
@@ -487,40 +442,11 @@ function absorbMessages(
       // Targets are read only when there is an error to record or to resolve.
       const targetsOf = () => call?.activity.targets ?? [`call:${m.toolName ?? 'tool'}\u0000${id}`];
       if (line !== undefined) {
-        const targets = targetsOf();
         const label = call?.activity.label ?? m.toolName ?? 'tool';
         const text = oneLine(errorLine === undefined ? line : tellingErrorLine(m, errorLine), LIMITS.errorLine);
-        // A repeat (the same error again, on the same target or word for word) is one line with a count.
-        const gist = errorGist(text);
-        let same = repeatOf(model, gist, targets);
-        if (same) {
-          same.count++;
-          same.status = 'unresolved';
-          same.rank = rank;
-          same.label = label;
-          if (text.length >= same.line.length) {
-            same.line = text;
-            same.gist = gist;
-          }
-          indexTargets(model, same, targets);
-        } else {
-          same = addError(model, {
-            label,
-            line: text,
-            gist,
-            targets: [...targets],
-            count: 1,
-            status: 'unresolved',
-            rank,
-          });
-        }
         const partial = isPartialResult(m.content) || outputMayBePartial(call?.activity.command ?? '', m.content);
-        if (!partial) supersede(model, targets, same, m.content);
-      } else if (model.errorsByTarget.size > 0) {
-        // Fixed later: the same command, script, test suite, or the same kind of action on the same file succeeded.
-        for (const t of resolvedTargets(targetsOf()))
-          for (const e of model.errorsByTarget.get(t) ?? []) e.status = 'fixed later';
-      }
+        model.errors.failed(label, text, targetsOf(), rank, m.content, partial);
+      } else if (!model.errors.isEmpty) model.errors.succeeded(targetsOf());
     }
   });
 
@@ -640,66 +566,6 @@ function touchChanges(model: Model, call: { activity: ToolActivity; rank: number
     if (isChange(f.action)) touchFile(model, f.path, failed ? `failed ${f.action}` : f.action, call.rank);
 }
 
-/** An error line without what varies between repeats: positions, line numbers, addresses, durations. */
-const errorGist = (line: string): string =>
-  line
-    .replace(/…$/, '')
-    .replace(/0x[0-9a-f]+/gi, '#')
-    .replace(/(?<![A-Za-z])\d+(?:\.\d+)?(?![A-Za-z])/g, '#')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
-
-/** A gist this long names a specific error: the same one from another command is a repeat too. */
-const SPECIFIC = 40;
-const gistKey = (gist: string): string => (gist.length >= SPECIFIC ? gist.slice(0, SPECIFIC) : gist);
-
-function addError(model: Model, e: ErrorEntry): ErrorEntry {
-  model.errors.push(e);
-  indexTargets(model, e, e.targets);
-  const key = gistKey(e.gist);
-  model.errorsByGist.set(key, [...(model.errorsByGist.get(key) ?? []), e]);
-  return e;
-}
-
-/**
- * A call failed on `targets`: the unresolved errors a success there would have fixed (`resolvedTargets`) are
- * superseded unless its `output` still shows them (their gist), as a rerun that gets past an error to the next one
- * does (its caller: not when compaction or the command itself kept only part of the output, where the rest may
- * show them). `current` is the call's own error (new or repeated).
- */
-function supersede(model: Model, targets: readonly string[], current: ErrorEntry, output: string): void {
-  let shown: string | undefined;
-  for (const t of resolvedTargets(targets))
-    for (const e of model.errorsByTarget.get(t) ?? []) {
-      if (e === current || e.status !== 'unresolved' || e.gist === '') continue;
-      shown ??= errorGist(output);
-      if (!shown.includes(e.gist)) e.status = 'superseded';
-    }
-}
-
-function indexTargets(model: Model, e: ErrorEntry, targets: readonly string[]): void {
-  for (const t of targets) {
-    if (!e.targets.includes(t)) e.targets.push(t);
-    const list = model.errorsByTarget.get(t);
-    if (!list) model.errorsByTarget.set(t, [e]);
-    else if (!list.includes(e)) list.push(e);
-  }
-}
-
-/**
- * The error a new one repeats: the same gist on a shared target, or — for a specific error — the same gist (or
- * one cut short of the other) from any command.
- */
-function repeatOf(model: Model, gist: string, targets: readonly string[]): ErrorEntry | undefined {
-  for (const e of model.errorsByGist.get(gistKey(gist)) ?? []) {
-    if (gist.length >= SPECIFIC && e.gist.length >= SPECIFIC) {
-      if (e.gist.startsWith(gist) || gist.startsWith(e.gist)) return e;
-    } else if (e.gist === gist && targets.some((t) => e.targets.includes(t))) return e;
-  }
-  return undefined;
-}
-
 /** Pending lines of work left running rank above all others: a lost id cannot be found again. */
 const BACKGROUND_RANK = 2 ** 40;
 
@@ -756,9 +622,6 @@ function withoutSubjectSaid(command: string, outcome: string): string {
     ? `ok: ${COMMITTED.exec(outcome)![1]}`
     : outcome;
 }
-const formatError = (e: ErrorEntry): string =>
-  `${e.label} — ${e.line || '(error)'}${e.count > 1 ? ` (×${e.count})` : ''} [${e.status}]`;
-
 interface Candidate {
   readonly text: string;
   /** Display position (ascending). */
@@ -789,8 +652,7 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   const files = [...model.files.values()].sort(
     (a, b) => writes(a) - writes(b) || total(b) - total(a) || b.rank - a.rank || (a.path < b.path ? -1 : 1),
   );
-  const settled = (e: ErrorEntry) => Number(e.status !== 'unresolved');
-  const errors = [...model.errors].sort((a, b) => settled(a) - settled(b) || b.rank - a.rank);
+  const errors = model.errors.byPriority();
   return {
     userRequests: requestsByPriority(model.requests).map((r) => ({ text: r.text, order: r.rank })),
     filesTouched: files.map((f, i) => ({ text: formatFile(f), order: i })),
@@ -976,9 +838,7 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     files: new Map(),
     symbols: new Map(),
     commands: new Map(),
-    errors: [],
-    errorsByTarget: new Map(),
-    errorsByGist: new Map(),
+    errors: new ErrorsSeen(),
     decisions: [],
     pending: [],
     state: '',
