@@ -120,16 +120,22 @@ const flagTakesValue = (verb: string, flag: string): boolean =>
   verb === 'sed' ? /^-(?:e|f|l)$/.test(flag) : (verb === 'head' || verb === 'tail') && /^-(?:n|c)$/.test(flag);
 /**
  * Commands that copy or move files to their last operand (`cp a.json b.json`, `mv a.ts b.ts utils/`), and
- * PowerShell's (`Copy-Item -LiteralPath a.docx -Destination b.docx`, any case); `git mv` too.
+ * PowerShell's cmdlets (`Copy-Item -LiteralPath a.docx -Destination b.docx`, any case: parameters, not flags); `git mv`
+ * too.
  */
-const TRANSFER_VERBS: ReadonlyMap<string, 'copy' | 'move'> = new Map([
-  ['cp', 'copy'],
-  ['copy-item', 'copy'],
-  ['cpi', 'copy'],
-  ['mv', 'move'],
-  ['move-item', 'move'],
-  ['mi', 'move'],
+interface Transfer {
+  readonly kind: 'copy' | 'move';
+  readonly cmdlet: boolean;
+}
+const TRANSFER_VERBS: ReadonlyMap<string, Transfer> = new Map([
+  ['cp', { kind: 'copy', cmdlet: false }],
+  ['copy-item', { kind: 'copy', cmdlet: true }],
+  ['cpi', { kind: 'copy', cmdlet: true }],
+  ['mv', { kind: 'move', cmdlet: false }],
+  ['move-item', { kind: 'move', cmdlet: true }],
+  ['mi', { kind: 'move', cmdlet: true }],
 ]);
+const GIT_MV: Transfer = { kind: 'move', cmdlet: false };
 const hasExtension = (path: string): boolean => /\.[^./\\]+$/.test(path.replace(/[\\/]+$/, ''));
 const baseName = (path: string): string => path.split(/[\\/]/).pop()!;
 
@@ -205,8 +211,8 @@ export function filesOfShellCommand(
       });
       const operands: string[] = [];
       const powershell = POWERSHELL_ACTIONS.get(verb.toLowerCase());
-      const transfer = verb === 'git' && args[0] === 'mv' ? 'move' : TRANSFER_VERBS.get(verb.toLowerCase());
-      const cmdlet = powershell !== undefined || (transfer !== undefined && !/^(?:cp|mv|git)$/.test(verb));
+      const transfer = verb === 'git' && args[0] === 'mv' ? GIT_MV : TRANSFER_VERBS.get(verb.toLowerCase());
+      const cmdlet = powershell !== undefined || transfer?.cmdlet === true;
       let destination: string | undefined;
       for (let i = 0; i < args.length; i++) {
         if (cmdlet && args[i].startsWith('-')) {
@@ -232,7 +238,7 @@ export function filesOfShellCommand(
         const to = destination ?? (named.length >= 2 ? named[named.length - 1] : undefined);
         const from = destination === undefined ? named.slice(0, -1) : named;
         if (to !== undefined)
-          for (const f of transferred(transfer, from, to)) files.push({ path: resolve(f.path), action: f.action });
+          for (const f of transferred(transfer.kind, from, to)) files.push({ path: resolve(f.path), action: f.action });
       } else if (verb === 'sed') {
         const inPlace = args.some((a) => /^-i/.test(a));
         const hasScriptFlag = args.some((a) => a === '-e' || a === '-f');
