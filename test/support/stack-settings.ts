@@ -64,7 +64,7 @@ export const MAX_OUTAGE_STACKS = 4;
  * MongoDB-wire server share — one at a time, as a worker runs one file at a time: only `@outage` and `@exclusive`
  * files use one (integration-environment.js) — each with its own topic prefix and database. Another worker's file
  * (a shared one, or another `@outage` file on its own worker's stack) runs beside it meanwhile. The first suite on
- * a worker that needs it starts it, each hands it back running (`FaultStack` 'outage'), the global teardown stops
+ * a worker that needs it starts it, each hands it back running (`FaultStack` 'outage'), the global teardown kills
  * them all (`outageStacks`).
  */
 export function outageStack(): { instance: string; env: NodeJS.ProcessEnv } {

@@ -14,7 +14,7 @@ import { instanceEnv, outageStack, testStack, type StackPorts } from '../stack-s
  *   MongoDB-wire server, one suite at a time (only `@outage` and `@exclusive` files: integration-environment.js).
  *   `up` starts it if no suite has yet (or starts what is not running); `down` hands it back running: whatever the
  *   suite stopped — a test that failed midway included — is started again, and the instance refuses any later stop
- *   from this suite. The global teardown stops it.
+ *   from this suite. The global teardown kills it (removed next).
  * - ports (`ownStackPorts`): an instance of the test's own, started by `up`, killed and removed by `down` (a
  *   cluster of several brokers: `ports.brokers`).
  * - `'shared'`: the stack the whole run talks to (global set-up), for a fault that stops no part of the stack (a
