@@ -234,6 +234,19 @@ describe('filesOfFailure: the files a failed output points at', () => {
     expect(filesOfFailure(jest)).toEqual(['test/sum.test.ts']);
   });
 
+  it("leaves out the warnings' files, and keeps the last ones a long failure names: the culprit comes last", () => {
+    const warnings = Array.from({ length: 30 }, (_, j) => `src/w${j}.c:${j + 1}:5: warning: unused variable 'x'`);
+    const gcc = [...warnings, "src/main.c:42:7: error: 'y' undeclared (first use in this function)"].join('\n');
+    expect(filesOfFailure(gcc)).toEqual(['src/main.c']);
+    // A traceback of 25 frames: its innermost frames, the last, are kept.
+    const frames = Array.from({ length: 25 }, (_, j) => `  File "pkg/f${j}.py", line ${j + 1}, in f${j}`);
+    const trace = ['Traceback (most recent call last):', ...frames, 'KeyError: x'].join('\n');
+    const files = filesOfFailure(trace);
+    expect(files).toHaveLength(20);
+    expect(files[files.length - 1]).toBe('pkg/f24.py');
+    expect(files).not.toContain('pkg/f0.py');
+  });
+
   it('reads the end of a long output, where a build says what failed', () => {
     const long = `${progress(3000)}\nlib/last.ts:3:1 - error TS1005: ';' expected.`;
     expect(long.length).toBeGreaterThan(30_000);

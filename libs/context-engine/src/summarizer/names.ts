@@ -195,23 +195,30 @@ const NAMED_FILE =
  * A line that points at a place in a file (`src/a.ts:12:5`, `a.ts(12,5)`, `File "a.py", line 12`) or says what
  * failed.
  */
-const FAILURE_LINE =
-  /\.\w{1,10}(?::\d+|\(\d+,\d+\))|", line \d+|\b(?:error|failed|failure|exception|traceback|panic|fatal)\b/i;
+const FAILURE_WORD = /\b(?:error|failed|failure|exception|traceback|panic|fatal)\b/i;
+const FAILURE_LINE = /\.\w{1,10}(?::\d+|\(\d+,\d+\))|", line \d+/;
+/** A compiler's or a linter's line that is not the failure (`src/a.c:10:5: warning: unused variable`). */
+const NOT_FAILURE = /\b(?:warning|warn|note|hint|info)\b/i;
 
 /**
  * The files a failed output names on its failure lines (a stack frame, a compiler's `file(12,5): error`, a failing
- * test's file), read in its first 20,000 and last 10,000 characters, at most 20: a build's progress lines name every
- * file it compiled, and the culprit comes last. Every file it names (`filesNamedIn`) when no line points anywhere.
+ * test's file; not a warning's or a note's location), read in its first 20,000 and last 10,000 characters, the last
+ * 20 of them: a build's progress lines and warnings name many files, and the culprit comes last. Every file it names
+ * (`filesNamedIn`) when no line points anywhere.
  */
 export function filesOfFailure(text: string): string[] {
   const ends = text.length <= 30_000 ? text : `${text.slice(0, 20_000)}\n${text.slice(-10_000)}`;
   const out = new Set<string>();
   for (const line of wholeLines(ends).split('\n')) {
-    if (!FAILURE_LINE.test(line)) continue;
-    for (const m of line.matchAll(NAMED_FILE)) out.add(m[0].replace(/^\.\//, ''));
-    if (out.size >= 20) break;
+    const failing = FAILURE_WORD.test(line);
+    if (!failing && (!FAILURE_LINE.test(line) || NOT_FAILURE.test(line))) continue;
+    for (const m of line.matchAll(NAMED_FILE)) {
+      const path = m[0].replace(/^\.\//, '');
+      out.delete(path); // named again: its last place counts
+      out.add(path);
+    }
   }
-  return out.size > 0 ? [...out].slice(0, 20) : filesNamedIn(text);
+  return out.size > 0 ? [...out].slice(-20) : filesNamedIn(text);
 }
 
 /** Up to 20 file paths an output names (bounded: the first 20,000 characters). */
