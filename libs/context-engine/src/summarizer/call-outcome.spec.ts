@@ -652,6 +652,13 @@ describe('a pruned result keeps its failure', () => {
     expect(errorLineOf(result(eslint), toolActivity(call('bash', { command: 'npx eslint src' }), {}))).toBe(
       "  12:5  error  'x' is assigned a value but never used  no-unused-vars",
     );
+    // Told with the file it is listed under (stylish rows name only a place), not the rows' own line alone.
+    expect(
+      tellingErrorLine(result(eslint), "  12:5  error  'x' is assigned a value but never used  no-unused-vars"),
+    ).toBe("/repo/src/a.ts 12:5  error  'x' is assigned a value but never used  no-unused-vars");
+    expect(
+      tellingErrorLine(result(eslint.replace('/repo/src/a.ts', 'a heading that is no file')), '  12:5  error  x'),
+    ).toBe('  12:5  error  x');
     expect(errorLineOf(result('Found 0 errors. Watching for file changes.'), undefined)).toBeUndefined();
     // Claude Code's tool errors come wrapped, without the error flag in some transcripts; a call that names no
     // file is no file read, whose "errors" would be data.

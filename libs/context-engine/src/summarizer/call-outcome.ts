@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall } from '../model/message';
 import { handlesText, isSubAgentTool, launchHandles, launchLabel } from './background';
+import { fileHeadingAbove } from './names';
 import { keptFailureOf, prunedFailure, prunedKept } from './pruned-result';
 import { parseArguments, type ToolActivity } from './tool-activity';
 
@@ -272,6 +273,13 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
     const meaning = EXIT_MEANING[Number(status[1])];
     return printed ?? (meaning ? `${errorLine} (${meaning})` : errorLine);
   }
+  // A linter's problem line under its file's heading (ESLint's `stylish`): the file, then the line.
+  if (UNDER_HEADING.test(errorLine)) {
+    const lines = outputLines(unwrappedResult(result).content);
+    const flat = (l: string) => l.replace(/\s+/g, ' ').trim();
+    const file = fileHeadingAbove(lines, lines.map(flat).indexOf(flat(errorLine)));
+    if (file !== undefined) return `${file} ${errorLine.trim()}`;
+  }
   const traceback = /Traceback \(most recent call last\)/.test(errorLine);
   const verdict = TEST_VERDICT.test(errorLine);
   const marked = !verdict && MARKED_LINE.test(errorLine);
@@ -291,6 +299,9 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
   // (An announcement's first sentence: `Your proposed edit has introduced new syntax error(s).`)
   return `${(listed ? head.replace(/\.\s.*$/, '') : head).replace(/:$/, '')}: ${how}`;
 }
+
+/** A problem line that names no file, only a place (`  9:5  error  'z' is not defined  no-undef`). */
+const UNDER_HEADING = /^\s*\d+:\d+\s+error\b/;
 
 /** A header over a list of errors (SWE-agent's linter: `ERRORS:` then `- E999 IndentationError: …` items). */
 const ERRORS_HEADER = /^\s*ERRORS?:\s*$/im;

@@ -247,6 +247,19 @@ describe('filesOfFailure: the files a failed output points at', () => {
     expect(files).not.toContain('pkg/f0.py');
   });
 
+  it("takes a linter's problem rows by the file they are listed under (ESLint's stylish), not its warnings'", () => {
+    const eslint = [
+      'src/a.ts',
+      '  3:1  warning  Unexpected console statement  no-console',
+      '',
+      'src/b.ts',
+      "  9:5  error  'z' is not defined  no-undef",
+      '',
+      '✖ 2 problems (1 error, 1 warning)',
+    ].join('\n');
+    expect(filesOfFailure(eslint)).toEqual(['src/b.ts']);
+  });
+
   it('reads the end of a long output, where a build says what failed', () => {
     const long = `${progress(3000)}\nlib/last.ts:3:1 - error TS1005: ';' expected.`;
     expect(long.length).toBeGreaterThan(30_000);

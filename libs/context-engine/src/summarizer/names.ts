@@ -195,6 +195,23 @@ const NAMED_FILE =
  * A line that points at a place in a file (`src/a.ts:12:5`, `a.ts(12,5)`, `File "a.py", line 12`) or says what
  * failed.
  */
+/** A line that is a file's path alone: the heading a linter's report (ESLint's `stylish`) lists its problems under. */
+const FILE_HEADING = new RegExp(`^\\s*${NAMED_FILE.source}\\s*$`);
+
+/**
+ * The file a report's line at `at` falls under when the line itself names none (`  9:5  error  'z' is not defined`
+ * under `/repo/src/b.ts`): the nearest heading above it, up to a blank-line-separated block back.
+ */
+export function fileHeadingAbove(lines: readonly string[], at: number): string | undefined {
+  for (let i = at - 1; i >= 0 && i >= at - 200; i--) {
+    const line = lines[i]!;
+    // (An absolute path: its leading slash is not part of a name NAMED_FILE starts at.)
+    if (FILE_HEADING.test(line.trim().replace(/^\//, ''))) return line.trim().replace(/^\.\//, '');
+    if (line.trim() === '') return undefined;
+  }
+  return undefined;
+}
+
 const FAILURE_WORD = /\b(?:error|failed|failure|exception|traceback|panic|fatal)\b/i;
 const FAILURE_LINE = /\.\w{1,10}(?::\d+|\(\d+,\d+\))|", line \d+/;
 /** A compiler's or a linter's line that is not the failure (`src/a.c:10:5: warning: unused variable`). */
@@ -209,15 +226,18 @@ const NOT_FAILURE = /\b(?:warning|warn|note|hint|info)\b/i;
 export function filesOfFailure(text: string): string[] {
   const ends = text.length <= 30_000 ? text : `${text.slice(0, 20_000)}\n${text.slice(-10_000)}`;
   const out = new Set<string>();
-  for (const line of wholeLines(ends).split('\n')) {
+  const lines = wholeLines(ends).split('\n');
+  lines.forEach((line, at) => {
     const failing = FAILURE_WORD.test(line);
-    if (!failing && (!FAILURE_LINE.test(line) || NOT_FAILURE.test(line))) continue;
-    for (const m of line.matchAll(NAMED_FILE)) {
-      const path = m[0].replace(/^\.\//, '');
+    if (!failing && (!FAILURE_LINE.test(line) || NOT_FAILURE.test(line))) return;
+    const named = [...line.matchAll(NAMED_FILE)].map((m) => m[0].replace(/^\.\//, ''));
+    // A report's problem line under its file's heading names the file by it.
+    const heading = named.length === 0 && failing ? fileHeadingAbove(lines, at) : undefined;
+    for (const path of heading === undefined ? named : [heading]) {
       out.delete(path); // named again: its last place counts
       out.add(path);
     }
-  }
+  });
   return out.size > 0 ? [...out].slice(-20) : filesNamedIn(text);
 }
 
