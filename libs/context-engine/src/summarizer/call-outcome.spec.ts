@@ -569,6 +569,33 @@ describe('a pruned result keeps its failure', () => {
     'npm error path /repo/packages/agent',
   ].join('\n');
 
+  it("Docker's report that a build step failed is not what failed: the step's own error line is", () => {
+    const build = call('bash', { command: 'docker build -t app .' });
+    const docker = [
+      '#1 [internal] load build definition from Dockerfile',
+      '#5 [2/5] COPY package*.json ./',
+      '#6 [3/5] RUN npm ci',
+      '#6 4.210 added 312 packages in 4s',
+      '#7 [4/5] COPY . .',
+      '#8 [4/5] RUN npm run build',
+      "#8 2.104 src/index.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+      '#8 ERROR: process "/bin/sh -c npm run build" did not complete successfully: exit code: 2',
+      '------',
+      'ERROR: failed to solve: process "/bin/sh -c npm run build" did not complete successfully: exit code: 2',
+      'exit code: 1',
+    ].join('\n');
+    // (The exit status read is the step's, 2, stated before docker's own.)
+    expect(failureOf(toolActivity(build, {}), result(docker))).toBe(
+      "exit 2: #8 2.104 src/index.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+    );
+    // Only the wrapper to tell: it is what failed.
+    const only =
+      'ERROR: failed to solve: failed to read dockerfile: open Dockerfile: no such file or directory\nexit code: 1';
+    expect(failureOf(toolActivity(build, {}), result(only))).toBe(
+      'exit 1: ERROR: failed to solve: failed to read dockerfile: open Dockerfile: no such file or directory',
+    );
+  });
+
   it("a package manager's closing lines are not what failed: the compiler's line is", () => {
     expect(errorLineOf(result(npmFailure), toolActivity(check, {}))).toBe(
       "src/main.ts(499,20): error TS2304: Cannot find name 'join'.",

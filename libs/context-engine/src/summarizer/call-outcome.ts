@@ -51,10 +51,12 @@ const STOPPED_LINE = /^\s*Command (?:was )?(?:aborted|cancell?ed|killed|interrup
 /**
  * A closing line that only says that something failed: a package manager's report that a script it ran failed (`npm
  * error Lifecycle script "check" failed`, …), a build's verdict (Gradle's `BUILD FAILED in 3s`, MSBuild's `Build
- * failed with 1 error(s) and 1 warning(s) in 10.4s`, tsc's `Found 3 errors`). What failed is earlier in the output.
+ * failed with 1 error(s) and 1 warning(s) in 10.4s`, tsc's `Found 3 errors`), Docker's report that a build step's
+ * command failed (`ERROR: failed to solve: process "/bin/sh -c npm run build" did not complete successfully`). What
+ * failed is earlier in the output.
  */
 const WRAPPER_LINE =
-  /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b)|\bBUILD FAIL(?:ED|URE)\b/i;
+  /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b|(?:#\d+ )?ERROR: (?:failed to solve|process ".*" did not complete successfully))|\bBUILD FAIL(?:ED|URE)\b/i;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
 /** git's line for a commit it made: `[main 1a2b3c4] Fix the parser`, `[main (root-commit) 1a2b3c4] Init`. */
 const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*$/m;
