@@ -596,6 +596,32 @@ describe('a pruned result keeps its failure', () => {
     );
   });
 
+  it('a heading over what failed is told with the line under it (Maven, RSpec)', () => {
+    const maven = [
+      '[ERROR] COMPILATION ERROR : ',
+      '[ERROR] /repo/src/main/java/App.java:[5,9] cannot find symbol',
+      '  symbol:   method foo()',
+      '[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile',
+      'exit code: 1',
+    ].join('\n');
+    expect(failureOf(toolActivity(call('bash', { command: 'mvn -q compile' }), {}), result(maven))).toBe(
+      'exit 1: [ERROR] COMPILATION ERROR: [ERROR] /repo/src/main/java/App.java:[5,9] cannot find symbol',
+    );
+    const rspec = [
+      '..F',
+      'Finished in 0.01 seconds',
+      '3 examples, 1 failure',
+      '',
+      'Failed examples:',
+      '',
+      'rspec ./spec/calc_spec.rb:4 # Calc adds',
+      'exit code: 1',
+    ].join('\n');
+    expect(failureOf(toolActivity(call('bash', { command: 'bundle exec rspec' }), {}), result(rspec))).toBe(
+      'exit 1: Failed examples: rspec ./spec/calc_spec.rb:4 # Calc adds',
+    );
+  });
+
   it("a package manager's closing lines are not what failed: the compiler's line is", () => {
     expect(errorLineOf(result(npmFailure), toolActivity(check, {}))).toBe(
       "src/main.ts(499,20): error TS2304: Cannot find name 'join'.",

@@ -275,14 +275,22 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
     const meaning = EXIT_MEANING[Number(status[1])];
     return printed ?? (meaning ? `${errorLine} (${meaning})` : errorLine);
   }
-  // A linter's problem line under its file's heading (ESLint's `stylish`): the file, then the line.
-  if (UNDER_HEADING.test(errorLine)) {
+  const traceback = /Traceback \(most recent call last\)/.test(errorLine);
+  // A linter's problem line under its file's heading (ESLint's `stylish`): the file, then the line. A heading over
+  // what failed (Maven's `[ERROR] COMPILATION ERROR :`, RSpec's `Failed examples:`): it, then the line under it.
+  const heading = !traceback && HEADING_LINE.test(errorLine) && !ERRORS_HEADER.test(errorLine);
+  if (heading || UNDER_HEADING.test(errorLine)) {
     const lines = outputLines(unwrappedResult(result).content);
     const flat = (l: string) => l.replace(/\s+/g, ' ').trim();
-    const file = fileHeadingAbove(lines, lines.map(flat).indexOf(flat(errorLine)));
-    if (file !== undefined) return `${file} ${errorLine.trim()}`;
+    const at = lines.map(flat).indexOf(flat(errorLine));
+    if (heading) {
+      const under = at < 0 ? undefined : lines[at + 1]?.trim();
+      if (under !== undefined) return `${flat(errorLine).replace(/\s*:$/, '')}: ${under}`;
+    } else {
+      const file = fileHeadingAbove(lines, at);
+      if (file !== undefined) return `${file} ${errorLine.trim()}`;
+    }
   }
-  const traceback = /Traceback \(most recent call last\)/.test(errorLine);
   const verdict = TEST_VERDICT.test(errorLine);
   const marked = !verdict && MARKED_LINE.test(errorLine);
   const listed = !traceback && !verdict && !marked && ERRORS_HEADER.test(result.content);
@@ -302,6 +310,8 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
   return `${(listed ? head.replace(/\.\s.*$/, '') : head).replace(/:$/, '')}: ${how}`;
 }
 
+/** A line that only heads what follows (`Failed examples:`, `[ERROR] COMPILATION ERROR :`). */
+const HEADING_LINE = /^[^:]{1,60}:\s*$/;
 /** A problem line that names no file, only a place (`  9:5  error  'z' is not defined  no-undef`). */
 const UNDER_HEADING = /^\s*\d+:\d+\s+error\b/;
 
