@@ -1,6 +1,6 @@
 /**
  * SIGKILLs each service at seeded points of a replay paced at 400 ms per send, on the run's stack (its own topics and
- * database), beside one other file: what it checks (nothing acknowledged lost, the blocks those of a fault-free fold)
+ * database), beside other files: what it checks (nothing acknowledged lost, the blocks those of a fault-free fold)
  * holds wherever the kills land.
  */
 import type { CompactionBlock } from '@ctxledger/context-engine';

@@ -1,6 +1,6 @@
 /**
  * Three services fed poison records on every consumed topic, each met at once by every consumer, on the run's stack
- * (its own topics and database), beside one other file: its waits are bounds of a minute or more.
+ * (its own topics and database), beside other files: its waits are bounds of a minute or more.
  */
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { allTopics, createEvent, topicNames, type AnyEvent, type StreamName } from '@ctxledger/contracts';

@@ -252,8 +252,8 @@ export function testCountsOf(text: string): string | undefined {
 }
 
 const clipLine = (s: string, max: number): string => {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
+  const line = flat(s);
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
 };
 
 /**
@@ -276,25 +276,14 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
     return printed ?? (meaning ? `${errorLine} (${meaning})` : errorLine);
   }
   const traceback = /Traceback \(most recent call last\)/.test(errorLine);
-  // A linter's problem line under its file's heading (ESLint's `stylish`): the file, then the line. A heading over
-  // what failed (Maven's `[ERROR] COMPILATION ERROR :`, RSpec's `Failed examples:`): it, then the line under it.
+  // A heading over what failed (Maven's `[ERROR] COMPILATION ERROR :`, RSpec's `Failed examples:`): it, then the line
+  // under it. A linter's problem line under its file's heading (ESLint's `stylish`): the file, then the line.
   const heading = !traceback && HEADING_LINE.test(errorLine) && !ERRORS_HEADER.test(errorLine);
-  if (heading || UNDER_HEADING.test(errorLine)) {
-    const lines = outputLines(unwrappedResult(result).content);
-    const flat = (l: string) => l.replace(/\s+/g, ' ').trim();
-    const at = lines.map(flat).indexOf(flat(errorLine));
-    if (heading) {
-      const under = at < 0 ? undefined : lines[at + 1]?.trim();
-      if (under !== undefined) return `${flat(errorLine).replace(/\s*:$/, '')}: ${under}`;
-    } else {
-      const file = fileHeadingAbove(lines, at);
-      if (file !== undefined) return `${file} ${errorLine.trim()}`;
-    }
-  }
-  const verdict = TEST_VERDICT.test(errorLine);
-  const marked = !verdict && MARKED_LINE.test(errorLine);
-  const listed = !traceback && !verdict && !marked && ERRORS_HEADER.test(result.content);
-  if (!traceback && !verdict && !marked && !listed) return errorLine;
+  const placed = UNDER_HEADING.test(errorLine);
+  const verdict = !heading && TEST_VERDICT.test(errorLine);
+  const marked = !heading && !verdict && MARKED_LINE.test(errorLine);
+  const listed = !traceback && !heading && !verdict && !marked && ERRORS_HEADER.test(result.content);
+  if (!traceback && !heading && !placed && !verdict && !marked && !listed) return errorLine;
   const lines = nonEmptyLines(unwrappedResult(result).content).slice(0, 10_000); // a JSON-wrapped output's own lines
   if (traceback)
     return (
@@ -303,11 +292,34 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
         .find((l) => EXCEPTION_LINE.test(l))
         ?.trim() ?? errorLine
     );
-  const head = errorLine.trim().replace(/\s+/g, ' ');
-  const how = verdict ? howTestFailed(lines) : marked ? reasonUnder(lines, head) : listedErrors(lines);
+  const head = flat(errorLine);
+  if (placed) {
+    const file = fileHeadingAbove(
+      lines,
+      lines.findIndex((l) => flat(l) === head),
+    );
+    if (file !== undefined) return `${file} ${errorLine.trim()}`;
+    if (!listed) return errorLine;
+  }
+  const how = verdict
+    ? howTestFailed(lines)
+    : marked
+      ? reasonUnder(lines, head)
+      : heading
+        ? lineUnder(lines, head)?.trim()
+        : listedErrors(lines);
   if (how === undefined || head.includes(how)) return errorLine;
   // (An announcement's first sentence: `Your proposed edit has introduced new syntax error(s).`)
-  return `${(listed ? head.replace(/\.\s.*$/, '') : head).replace(/:$/, '')}: ${how}`;
+  return `${(listed ? head.replace(/\.\s.*$/, '') : head).replace(/\s*:$/, '')}: ${how}`;
+}
+
+/** A line with its runs of white space one space, trimmed: how the lines of an output are matched to an error line. */
+const flat = (line: string): string => line.replace(/\s+/g, ' ').trim();
+
+/** The line under the one that reads `head` (flat), if any. */
+function lineUnder(lines: readonly string[], head: string): string | undefined {
+  const at = lines.findIndex((l) => flat(l) === head);
+  return at < 0 ? undefined : lines[at + 1];
 }
 
 /** A line that only heads what follows (`Failed examples:`, `[ERROR] COMPILATION ERROR :`). */
@@ -334,8 +346,7 @@ function listedErrors(lines: readonly string[]): string | undefined {
 const MARKED_LINE = /^\s*[×✗✘] \S/;
 
 function reasonUnder(lines: readonly string[], head: string): string | undefined {
-  const at = lines.findIndex((l) => l.trim().replace(/\s+/g, ' ') === head);
-  return at < 0 ? undefined : /^\s*→ (.+)$/.exec(lines[at + 1] ?? '')?.[1]?.trim();
+  return /^\s*→ (.+)$/.exec(lineUnder(lines, head) ?? '')?.[1]?.trim();
 }
 
 const EXCEPTION_LINE = /^\s*[\w.]*(?:Error|Exception)\b/;

@@ -191,28 +191,26 @@ function wholeLines(text: string): string {
  */
 const NAMED_FILE =
   /(?<![\w@./\\-])(?:[A-Za-z]:(?:\\{1,2}|\/))?(?:[\w@.-]+(?:\\{1,2}|\/))*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|jsonl|py|ipynb|rs|go|java|kt|scala|gradle|rb|php|c|h|cc|cpp|hpp|cs|swift|dart|lua|md|rst|txt|ya?ml|toml|ini|cfg|conf|lock|xml|csv|tsv|sh|ps1|bat|tf|css|scss|html|vue|svelte|sql|proto|pdf|docx|xlsx|pptx)(?![\w/\\])/g;
-/**
- * A line that points at a place in a file (`src/a.ts:12:5`, `a.ts(12,5)`, `File "a.py", line 12`) or says what
- * failed.
- */
 /** A line that is a file's path alone: the heading a linter's report (ESLint's `stylish`) lists its problems under. */
 const FILE_HEADING = new RegExp(`^\\s*${NAMED_FILE.source}\\s*$`);
 
 /**
  * The file a report's line at `at` falls under when the line itself names none (`  9:5  error  'z' is not defined`
- * under `/repo/src/b.ts`): the nearest heading above it, up to a blank-line-separated block back.
+ * under `/repo/src/b.ts`): the nearest heading above it in its block (not past a blank line, nor 200 lines back).
  */
 export function fileHeadingAbove(lines: readonly string[], at: number): string | undefined {
   for (let i = at - 1; i >= 0 && i >= at - 200; i--) {
-    const line = lines[i]!;
+    const line = lines[i]!.trim();
+    if (line === '') return undefined;
     // (An absolute path: its leading slash is not part of a name NAMED_FILE starts at.)
-    if (FILE_HEADING.test(line.trim().replace(/^\//, ''))) return line.trim().replace(/^\.\//, '');
-    if (line.trim() === '') return undefined;
+    if (FILE_HEADING.test(line.replace(/^\//, ''))) return line.replace(/^\.\//, '');
   }
   return undefined;
 }
 
+/** A line that says what failed. */
 const FAILURE_WORD = /\b(?:error|failed|failure|exception|traceback|panic|fatal)\b/i;
+/** A line that points at a place in a file (`src/a.ts:12:5`, `a.ts(12,5)`, `File "a.py", line 12`). */
 const FAILURE_LINE = /\.\w{1,10}(?::\d+|\(\d+,\d+\))|", line \d+/;
 /** A compiler's or a linter's line that is not the failure (`src/a.c:10:5: warning: unused variable`). */
 const NOT_FAILURE = /\b(?:warning|warn|note|hint|info)\b/i;
