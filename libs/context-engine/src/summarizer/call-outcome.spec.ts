@@ -622,6 +622,46 @@ describe('a pruned result keeps its failure', () => {
     );
   });
 
+  it("what failed in Kotlin's, PHP's and the JVM's words, not the build's verdict or the last line", () => {
+    const gradle = [
+      '> Task :compileKotlin FAILED',
+      'e: file:///home/u/proj/src/main/kotlin/Main.kt:3:5 Unresolved reference: foo',
+      '',
+      'FAILURE: Build failed with an exception.',
+      '',
+      '* What went wrong:',
+      "Execution failed for task ':compileKotlin'.",
+      'BUILD FAILED in 3s',
+      'exit code: 1',
+    ].join('\n');
+    expect(failureOf(toolActivity(call('bash', { command: './gradlew build' }), {}), result(gradle))).toBe(
+      'exit 1: e: file:///home/u/proj/src/main/kotlin/Main.kt:3:5 Unresolved reference: foo',
+    );
+    // The compiler's older form, on its own.
+    expect(errorLineOf(result('e: /p/src/Main.kt: (3, 5): Unresolved reference: foo'), undefined)).toBe(
+      'e: /p/src/Main.kt: (3, 5): Unresolved reference: foo',
+    );
+    const php = [
+      'PHP Fatal error:  Uncaught Exception: boom in /app/src/a.php:3',
+      'Stack trace:',
+      '#0 {main}',
+      '  thrown in /app/src/a.php on line 3',
+      'exit code: 255',
+    ].join('\n');
+    expect(failureOf(toolActivity(call('bash', { command: 'php src/a.php' }), {}), result(php))).toBe(
+      'exit 255: PHP Fatal error: Uncaught Exception: boom in /app/src/a.php:3',
+    );
+    const jvm = [
+      'Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String.length()" because "s" is null',
+      '\tat Main.len(Main.java:5)',
+      '\tat Main.main(Main.java:9)',
+      'exit code: 1',
+    ].join('\n');
+    expect(failureOf(toolActivity(call('bash', { command: 'java -cp out Main' }), {}), result(jvm))).toBe(
+      'exit 1: Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String.length()" because "s" is null',
+    );
+  });
+
   it("a package manager's closing lines are not what failed: the compiler's line is", () => {
     expect(errorLineOf(result(npmFailure), toolActivity(check, {}))).toBe(
       "src/main.ts(499,20): error TS2304: Cannot find name 'join'.",

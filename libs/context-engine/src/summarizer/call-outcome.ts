@@ -21,6 +21,18 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   ["a compiler's `file:line: error:` (gcc, clang, javac, mypy)", /:\d+(?::\d+)?: (?:fatal )?error:/],
   ["Go's `main.go:5:2: undefined: foo`", /^\s*\S+\.go:\d+:\d+: \S/],
   [
+    "Kotlin's `e: file:///…/Main.kt:3:5 Unresolved reference: foo` (older: `e: /…/Main.kt: (3, 5): …`)",
+    /^\s*e: \S+\.kts?(?::\d+:\d+|: \(\d+, \d+\))/,
+  ],
+  [
+    "PHP's `PHP Fatal error:  Uncaught Exception: …` (without the `PHP ` prefix, the first pattern's)",
+    /^\s*PHP (?:Fatal|Parse) error:/,
+  ],
+  [
+    'a JVM\'s uncaught exception (`Exception in thread "main" java.lang.NullPointerException: …`)',
+    /^\s*Exception in thread "[^"]*" \S/,
+  ],
+  [
     'a coded compiler error (`error CS1061`, `error TS2304`, `error NUnit1032`)',
     /\berror [A-Z][A-Za-z]{0,11}\d{2,6}\b/,
   ],

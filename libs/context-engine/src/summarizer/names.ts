@@ -187,10 +187,11 @@ function wholeLines(text: string): string {
 
 /**
  * A file named in an output: a path or a name with the extension of code, configuration, data or a document
- * (`src/a.ts`, `requirements.txt`, `pom.xml`, `results.csv`, `report.pdf`); not a word with a dot (`Node.js` aside).
+ * (`src/a.ts`, `requirements.txt`, `pom.xml`, `results.csv`, `report.pdf`); not a word with a dot, nor a product's
+ * name with its version (`Node.js v20.11.0`, the last line of every Node crash).
  */
 const NAMED_FILE =
-  /(?<![\w@./\\-])(?:[A-Za-z]:(?:\\{1,2}|\/))?(?:[\w@.-]+(?:\\{1,2}|\/))*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|jsonl|py|ipynb|rs|go|java|kt|scala|gradle|rb|php|c|h|cc|cpp|hpp|cs|swift|dart|lua|md|rst|txt|ya?ml|toml|ini|cfg|conf|lock|xml|csv|tsv|sh|ps1|bat|tf|css|scss|html|vue|svelte|sql|proto|pdf|docx|xlsx|pptx)(?![\w/\\])/g;
+  /(?<![\w@./\\-])(?:[A-Za-z]:(?:\\{1,2}|\/))?(?:[\w@.-]+(?:\\{1,2}|\/))*[\w@-][\w@.-]*\.(?:[jt]sx?|mjs|cjs|json|jsonl|py|ipynb|rs|go|java|kt|scala|gradle|rb|php|c|h|cc|cpp|hpp|cs|swift|dart|lua|md|rst|txt|ya?ml|toml|ini|cfg|conf|lock|xml|csv|tsv|sh|ps1|bat|tf|css|scss|html|vue|svelte|sql|proto|pdf|docx|xlsx|pptx)(?![\w/\\]| v\d)/g;
 /** A line that is a file's path alone: the heading a linter's report (ESLint's `stylish`) lists its problems under. */
 const FILE_HEADING = new RegExp(`^\\s*${NAMED_FILE.source}\\s*$`);
 
