@@ -662,6 +662,74 @@ describe('a pruned result keeps its failure', () => {
     );
   });
 
+  it("reads inside a report's box (Terraform), past npm's fields and a linker driver's closing line", () => {
+    const terraform = [
+      '╷',
+      '│ Error: Reference to undeclared resource',
+      '│',
+      '│   on main.tf line 12, in resource "aws_instance" "web":',
+      '│ A managed resource "aws_subnet" "main" has not been declared in the root module.',
+      '╵',
+      'exit code: 1',
+    ].join('\n');
+    expect(failureOf(toolActivity(call('bash', { command: 'terraform plan' }), {}), result(terraform))).toBe(
+      'exit 1: Error: Reference to undeclared resource',
+    );
+    // Only the exit status to tell: the last line the command printed that says something, not the box's corner.
+    expect(
+      failureOf(toolActivity(call('bash', { command: 'tf' }), {}), result('plan stopped\n}\n╵\nexit code: 1')),
+    ).toBe('exit 1: plan stopped');
+    const npm = [
+      'npm ERR! code ERESOLVE',
+      'npm ERR! ERESOLVE unable to resolve dependency tree',
+      'npm ERR!',
+      'npm ERR! Found: react@18.2.0',
+      'exit code: 1',
+    ].join('\n');
+    expect(failureOf(toolActivity(call('bash', { command: 'npm install' }), {}), result(npm))).toBe(
+      'exit 1: npm ERR! ERESOLVE unable to resolve dependency tree',
+    );
+    const make = [
+      'gcc -O2 -c main.c -o main.o',
+      "main.c:5:3: warning: implicit declaration of function 'foo' [-Wimplicit-function-declaration]",
+      'gcc main.o -o app',
+      "/usr/bin/ld: main.o: in function `main':",
+      "main.c:(.text+0x1a): undefined reference to `foo'",
+      'collect2: error: ld returned 1 exit status',
+      'make: *** [Makefile:4: app] Error 1',
+      'exit code: 2',
+    ].join('\n');
+    expect(failureOf(toolActivity(call('bash', { command: 'make' }), {}), result(make))).toBe(
+      "exit 2: main.c:(.text+0x1a): undefined reference to `foo'",
+    );
+    // A tool's own `name: error:` line (argparse's) is what failed.
+    expect(
+      failureOf(
+        toolActivity(call('bash', { command: 'python run.py' }), {}),
+        result('usage: run.py [-h] --input INPUT\nrun.py: error: the following arguments are required: --input'),
+      ),
+    ).toBe('error: run.py: error: the following arguments are required: --input');
+  });
+
+  it("a failed jest assertion keeps the values it compared (jest's Expected and Received lines)", () => {
+    const jest = [
+      'FAIL src/a.test.ts',
+      '  ● sum › adds',
+      '',
+      '    expect(received).toBe(expected) // Object.is equality',
+      '',
+      '    Expected: 4',
+      '    Received: 5',
+      '',
+      '      at Object.toBe (src/a.test.ts:4:21)',
+      'Tests:       1 failed, 1 total',
+      'exit code: 1',
+    ].join('\n');
+    expect(failureOf(toolActivity(call('bash', { command: 'npx jest' }), {}), result(jest))).toBe(
+      'exit 1: FAIL src/a.test.ts: sum › adds: expect(received).toBe(expected) // Object.is equality (Expected: 4; Received: 5) (tests 1 failed, 1 total)',
+    );
+  });
+
   it("a package manager's closing lines are not what failed: the compiler's line is", () => {
     expect(errorLineOf(result(npmFailure), toolActivity(check, {}))).toBe(
       "src/main.ts(499,20): error TS2304: Cannot find name 'join'.",

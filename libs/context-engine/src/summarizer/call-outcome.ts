@@ -19,6 +19,14 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   ['an exception or error type (`TypeError: …`, `ValueError(`)', /^\s*\w*(?:Error|Exception)\b\s*[:(]/],
   ['a Python traceback', /Traceback \(most recent call last\)/],
   ["a compiler's `file:line: error:` (gcc, clang, javac, mypy)", /:\d+(?::\d+)?: (?:fatal )?error:/],
+  [
+    "a tool's own `name: error: …` (`collect2: error: …`, `clang: error: …`, argparse's `prog.py: error: …`)",
+    /^\s*[\w.+-]+: (?:fatal )?error:/,
+  ],
+  [
+    "a linker's (`undefined reference to \\`foo'`, `Undefined symbols for architecture arm64:`)",
+    /\bundefined reference to\b|^\s*Undefined symbols for architecture\b/,
+  ],
   ["Go's `main.go:5:2: undefined: foo`", /^\s*\S+\.go:\d+:\d+: \S/],
   [
     "Kotlin's `e: file:///…/Main.kt:3:5 Unresolved reference: foo` (older: `e: /…/Main.kt: (3, 5): …`)",
@@ -65,10 +73,13 @@ const STOPPED_LINE = /^\s*Command (?:was )?(?:aborted|cancell?ed|killed|interrup
  * error Lifecycle script "check" failed`, …), a build's verdict (Gradle's `BUILD FAILED in 3s`, MSBuild's `Build
  * failed with 1 error(s) and 1 warning(s) in 10.4s`, tsc's `Found 3 errors`), Docker's report that a build step's
  * command failed (`ERROR: failed to solve: process "/bin/sh -c npm run build" did not complete successfully`). What
- * failed is earlier in the output.
+ * failed is earlier in the output; a compiler driver's report that its linker failed (`collect2: error: ld returned 1
+ * exit status`, `clang: error: linker command failed`): the linker's own line before it tells what it missed.
  */
 const WRAPPER_LINE =
-  /^\s*(?:npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b|(?:#\d+ )?ERROR: (?:failed to solve|process ".*" did not complete successfully))|\bBUILD FAIL(?:ED|URE)\b/i;
+  /^\s*(?:collect2: error: ld returned|clang(?:\+\+)?: error: linker command failed|npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b|(?:#\d+ )?ERROR: (?:failed to solve|process ".*" did not complete successfully))|\bBUILD FAIL(?:ED|URE)\b/i;
+/** npm's lines that give a field of its error, not the error (`npm ERR! code ERESOLVE`, `npm error errno 1`). */
+const NPM_FIELD = /^\s*npm (?:ERR!|error)(?:\s*$|\s+(?:code|errno|syscall|path|cwd|signal)\s)/i;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
 /** git's line for a commit it made: `[main 1a2b3c4] Fix the parser`, `[main (root-commit) 1a2b3c4] Init`. */
 const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*$/m;
@@ -92,7 +103,19 @@ function answersNone(command: string, code: number): boolean {
     : code === 123 && XARGS_SEARCH.test(last);
 }
 
-const nonEmptyLines = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
+/**
+ * A box a tool draws around its report (Terraform's `│ Error: …` between `╷` and `╵`, miette's, Rich's): its
+ * left edge is no part of a line, and a line of the box alone is no line.
+ */
+const BOX_EDGE = /^\s*[│┃]\s?/;
+const BOX_ONLY = /^[\s\u2500-\u257f]*$/;
+
+/** An output's lines that say something (not blank, not a box's edge alone), without a box's left edge. */
+const nonEmptyLines = (text: string): string[] =>
+  text
+    .split('\n')
+    .filter((l) => !BOX_ONLY.test(l))
+    .map((l) => (BOX_EDGE.test(l) ? l.replace(BOX_EDGE, '') : l));
 
 /**
  * A line a harness frames every command's output with, not output of the command: SWE-agent's `(Open file: …)`,
@@ -173,7 +196,9 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   const own = (): string[] => (printed ??= outputLines(result.content));
   const pick = (failed = false): string | undefined => {
     // The output's own first and last lines.
-    const first = [...own().slice(0, 5), ...own().slice(-3)].find(isErrorLine);
+    // (npm's field lines, `npm ERR! code ERESOLVE`, only when no other line says more.)
+    const ends = [...own().slice(0, 5), ...own().slice(-3)];
+    const first = ends.find((l) => isErrorLine(l) && !NPM_FIELD.test(l)) ?? ends.find(isErrorLine);
     if (first !== undefined && !WRAPPER_LINE.test(first)) return first;
     if (first === undefined && !failed) return undefined;
     // A package manager's closing lines only say that a script failed, and a workspace run's closing lines may be
@@ -282,7 +307,7 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
   if (status?.[0] === errorLine.trim()) {
     const printed = outputLines(unwrappedResult(result).content)
       .reverse()
-      .find((l) => !EXIT_LINE.test(l))
+      .find((l) => !EXIT_LINE.test(l) && /\w/.test(l))
       ?.trim();
     const meaning = EXIT_MEANING[Number(status[1])];
     return printed ?? (meaning ? `${errorLine} (${meaning})` : errorLine);
@@ -370,6 +395,9 @@ const TEST_VERDICT = /^\s*(?:FAIL(?:ED)?\b(?!.*\s-\s)|error: test failed\b)/;
 /** How a test failed, in the words of an assertion or an exception. */
 const REASON_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b\s*:|expect\(|assert(?:ion)?\b)/;
 
+/** The values an assertion compared, under it (jest's `Expected: 4` and `Received: 5`, `Received message: "…"`). */
+const COMPARED_VALUE = /^\s*(?:Expected|Received)(?: [a-z]+)?: +\S/;
+
 /**
  * The failing test and how it failed, from a runner's report: Go's `--- FAIL: TestAdd` and the line under it, jest's
  * `● suite › test` and its error, cargo's `thread 'tests::x' panicked at src/lib.rs:10:5:` and its message, pytest's
@@ -384,7 +412,9 @@ function howTestFailed(lines: readonly string[]): string | undefined {
     const jest = /^\s*● (.+)$/.exec(l);
     if (jest) {
       const j = lines.slice(i + 1, i + 12).findIndex((r) => REASON_LINE.test(r));
-      return j < 0 ? jest[1]!.trim() : `${jest[1]!.trim()}: ${lines[i + 1 + j]!.trim()}`;
+      if (j < 0) return jest[1]!.trim();
+      const values = lines.slice(i + 2 + j, i + 6 + j).filter((r) => COMPARED_VALUE.test(r));
+      return `${jest[1]!.trim()}: ${lines[i + 1 + j]!.trim()}${values.length > 0 ? ` (${values.map((v) => clipLine(v, 80)).join('; ')})` : ''}`;
     }
     if (/\bpanicked at\b/.test(l)) return l.trim().endsWith(':') && next(i) ? `${l.trim()} ${next(i)}` : l.trim();
     if (/^E\s{2,}\S/.test(l)) return l.slice(1).trim();
