@@ -14,6 +14,21 @@ describe('what an assistant says in prose', () => {
     expect(decisionsOf(text, 30)).toEqual([]);
   });
 
+  it('decisionsOf keeps the findings too: why something happens, what the fix is', () => {
+    const text = [
+      'Let me run the tests again.',
+      'The issue is that `__dirname` is now `utils/`, so `dirname(__dirname)` goes to `src/`.',
+      'The build fails because the theme JSON is not copied to dist.',
+      'The fix is simple: use `queueMessage` instead.',
+      'I read the file.',
+    ].join(' ');
+    expect(decisionsOf(text, 200)).toEqual([
+      'The issue is that `__dirname` is now `utils/`, so `dirname(__dirname)` goes to `src/`.',
+      'The build fails because the theme JSON is not copied to dist.',
+      'The fix is simple: use `queueMessage` instead.',
+    ]);
+  });
+
   it('todoLinesOf takes open checkboxes, to-do sentences and the items under a to-do heading', () => {
     const text = [
       '- [x] done already',

@@ -1,10 +1,16 @@
 /**
- * What an assistant's prose says: the decisions it states, the to-do lines it lists, the questions it ends on. Code
- * (fenced or indented) is not prose.
+ * What an assistant's prose says: the decisions and findings it states, the to-do lines it lists, the questions it
+ * ends on. Code (fenced or indented) is not prose.
  */
 
 const DECISION =
   /\b(?:decided|decision|instead of|rather than|going with|go with|we'll use|I'll use|will use|chose|choosing|opted|switch(?:ed|ing)? to|approach|the plan is|prefer|won't|will not|should|shouldn't|must not|keep (?:the|it|them|using|both)|agreed|in favou?r of)\b/i;
+/**
+ * A finding: what the agent worked out about why something happens (`db.one throws when no row matches, so …`, `The
+ * root cause is …`, `It turns out …`) — what a later step builds on and the files and commands do not say.
+ */
+const FINDING =
+  /\b(?:because|caused by|due to|the (?:root )?cause|(?:the|this) (?:issue|problem|bug|error|failure|crash) (?:is|was|comes|happens|occurs)|turns out|the fix (?:is|was)|which means|so the)\b/i;
 
 /** Prose of an assistant message: fenced code and indented code lines removed. */
 export const proseOf = (text: string): string =>
@@ -31,7 +37,7 @@ export function decisionsOf(text: string, maxLength: number): string[] {
         s.length >= 15 &&
         s.length <= maxLength &&
         isProse(s) &&
-        DECISION.test(s) &&
+        (DECISION.test(s) || FINDING.test(s)) &&
         !s.endsWith('?') &&
         !/\b(?:should|will|would|must|need to|want to|to|I)\s*:$/i.test(s),
     )
