@@ -19,7 +19,7 @@ const SECTION_GUIDANCE: Readonly<Record<string, string>> = {
   'Errors seen':
     'errors met and how each was fixed, or that it is still unresolved (mark it [unresolved]), or that the same command later failed with another error instead (mark it [superseded])',
   Decisions:
-    'decisions taken and their reasons, plus the key technical context needed to continue: versions, APIs, conventions, environment facts, constraints discovered',
+    'decisions taken and their reasons, findings (why something failed, where a bug is, what the fix is), plus the key technical context needed to continue: versions, APIs, conventions, environment facts, constraints discovered',
   'Pending work': 'tasks asked for or promised that are not done yet',
   'Current state':
     'what was being worked on at the very end of this span, precisely (file, function, step), then the next step, only if it follows directly from the latest request',
