@@ -93,6 +93,46 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('bash', { command: 'npm test' }))).toEqual({ ok: false, text: 'no result' });
   });
 
+  it('a one-line answer is what a command found out (pwd, which, a branch), unless it is its own echo or a file line', () => {
+    const ok = (command: string, output: string) => outcomeOf(call('bash', { command }), result(output)).text;
+    expect(ok('pwd', '/repo/app')).toBe('ok: /repo/app');
+    expect(ok('git branch --show-current', 'feature/login')).toBe('ok: feature/login');
+    expect(ok('which python', '/usr/local/bin/python')).toBe('ok: /usr/local/bin/python');
+    expect(ok('pip list | grep torch', 'torch                    2.1.0')).toBe('ok: torch 2.1.0');
+    // What the command says itself, a harness's note, a bare ok, a line of code found in a file: nothing learnt.
+    expect(ok('sed -i \'s/a/b/\' a.ts\necho "Fixed a.ts"', 'Fixed a.ts')).toBe('ok');
+    expect(ok('mkdir -p src/core', '(no output)')).toBe('ok');
+    expect(ok('touch a', 'OK')).toBe('ok');
+    expect(ok('grep "constructor" src/loader.ts | head -5', 'constructor(')).toBe('ok');
+  });
+
+  it("git's state: the branch and how many files changed, a log's latest commit", () => {
+    const ok = (command: string, output: string) => outcomeOf(call('bash', { command }), result(output)).text;
+    const status = [
+      'On branch main',
+      "Your branch is ahead of 'origin/main' by 2 commits.",
+      '',
+      'Changes not staged for commit:',
+      '  (use "git add <file>..." to update what will be committed)',
+      '\tmodified:   src/a.ts',
+      '\tmodified:   src/b.ts',
+      '',
+      'Untracked files:',
+      '  (use "git add <file>..." to include in what will be committed)',
+      '\tnotes.md',
+    ].join('\n');
+    expect(ok('git status', status)).toBe('ok: On branch main: 2 modified, 1 untracked');
+    expect(ok('cd /repo && git status', 'On branch dev\nnothing to commit, working tree clean')).toBe(
+      'ok: On branch dev, nothing to commit',
+    );
+    expect(ok('git log --oneline -3', '3f2a9c1 fix: email case\n1b2c3d4 feat: users\n9e8f7a6 init')).toBe(
+      'ok: 3f2a9c1 fix: email case',
+    );
+    const full =
+      'commit 3f2a9c1aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5\nAuthor: A <a@b.c>\nDate:   today\n\n    fix: email case';
+    expect(ok('git log -1', full)).toBe('ok: 3f2a9c1aa0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5 fix: email case');
+  });
+
   it("reads the verdict from the command's own last line, not from the harness's frame around it", () => {
     // SWE-agent ends every output with the open file, the directory and its prompt.
     const swe = '344\n(Open file: /testbed/reproduce.py)\n(Current directory: /testbed)\nbash-$';

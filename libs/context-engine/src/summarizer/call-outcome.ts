@@ -89,6 +89,8 @@ const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*$/m;
  */
 const SEARCH_COMMAND =
   /^\s*(?:grep|egrep|fgrep|rg|ag|find|diff|cmp|test|\[|git diff|git grep|lsof|pgrep|pidof|which|command -v|type)\b/;
+/** A search of files' contents: what it prints are lines of the files. */
+const FILE_SEARCH = /^\s*(?:grep|egrep|fgrep|rg|ag|ack|git grep)\b/;
 /** `xargs` running a search: its 123 is a run of the search that found nothing (or failed). */
 const XARGS_SEARCH = /^\s*xargs\b(?:\s+-\S+)*\s+(?:grep|egrep|fgrep|rg)\b/;
 
@@ -476,6 +478,20 @@ export function callOutcome(
   const commit = commitLineOf(activity, result);
   if (commit) return { ok: true, text: `ok: ${clipLine(commit, 60)}` };
   const printed = activity?.command !== undefined ? outputLines(result.content) : [];
+  const git = gitStateOf(activity?.command, printed);
+  if (git !== undefined) return { ok: true, text: `ok: ${clipLine(git, 80)}` };
+  // One line is the answer (`pwd`, `which python`, `git branch --show-current`, `cat .nvmrc`); not an `ok`, a
+  // harness's note in parentheses (pi's `(no output)`), what the command itself says (`… && echo "Fixed a.ts"`), nor
+  // a line a search found in a file (`grep "constructor" a.ts`: its code).
+  const only = printed.length === 1 && !FILE_SEARCH.test(activity?.command ?? '') ? flat(printed[0]!) : '';
+  if (
+    only.length > 0 &&
+    only.length <= 80 &&
+    !/^(?:ok|done\.?|\(.*\))$/i.test(only) &&
+    !CODE_LINE.test(only) &&
+    !(activity?.script ?? '').includes(only)
+  )
+    return { ok: true, text: `ok: ${only}` };
   if (printed.length > 0) {
     // A command's last line is often its verdict ("Found 3 errors", "Done in 2.1s", "migrated 3 tables").
     // (Not a marker of our own: a squeezed or truncated body ends in one; nor a rule between parts: `-----`.)
@@ -492,6 +508,34 @@ export function callOutcome(
     return { ok: true, text: verdict ? `ok: ${clipLine(last, 80)}` : 'ok' };
   }
   return { ok: true, text: lines.length === 1 && lines[0]!.length <= 80 ? `ok: ${lines[0]!.trim()}` : 'ok' };
+}
+
+/**
+ * What `git status` and `git log` tell of the repository: the branch and how many files are changed (`On branch main:
+ * 2 modified, 1 untracked`), the latest commit (a log's first line, not its oldest).
+ */
+function gitStateOf(command: string | undefined, printed: readonly string[]): string | undefined {
+  const git = command === undefined ? undefined : /^\s*(?:cd\s+\S+\s*&&\s*)?git\s+(status|log)\b/.exec(command);
+  if (!git || printed.length === 0) return undefined;
+  if (git[1] === 'log') {
+    // `--oneline`'s `3f2a9c1 Fix the parser`, or the full form's `commit <hash>` with the subject under it.
+    const head = /^\s*(commit )?([0-9a-f]{7,40})\b/.exec(printed[0]!);
+    if (!head) return undefined;
+    return head[1] ? `${head[2]} ${printed.find((l) => /^ {4}\S/.test(l))?.trim() ?? ''}`.trim() : printed[0]!.trim();
+  }
+  const branch = /^(?:On branch \S+|HEAD detached (?:at|from) \S+)/.exec(printed[0]!)?.[0];
+  if (branch === undefined) return undefined;
+  const counts = new Map<string, number>();
+  let section = '';
+  for (const line of printed.slice(1)) {
+    if (/^Untracked files:/.test(line)) section = 'untracked';
+    else if (/^\S/.test(line)) section = '';
+    const kind = /^\s+(modified|new file|deleted|renamed|both modified):/.exec(line)?.[1];
+    const counted = kind ?? (section === 'untracked' && /^\s+[^\s(]/.test(line) ? 'untracked' : undefined);
+    if (counted !== undefined) counts.set(counted, (counts.get(counted) ?? 0) + 1);
+  }
+  const changes = [...counts].map(([kind, n]) => `${n} ${kind}`).join(', ');
+  return changes === '' ? `${branch}, nothing to commit` : `${branch}: ${changes}`;
 }
 
 /**

@@ -5,6 +5,8 @@ export interface ToolActivity {
   readonly files: readonly { readonly path: string; readonly action: FileAction }[];
   /** The shell command, when the tool is a shell (first line only for multi-line scripts). */
   readonly command?: string;
+  /** The whole shell command, all its lines, when the tool is a shell. */
+  readonly script?: string;
   /** A short description of the call for notes: `bash \`npm test\``, `edit src/a.ts`. */
   readonly label: string;
   /** Key for "same operation again": the tool plus its path or command. */
@@ -751,7 +753,7 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
       : oneLine(target ? `${call.name} ${target}` : call.name, 120);
   return {
     files,
-    ...(firstLine !== undefined ? { command: oneLine(withoutStaging(firstLine), 160) } : {}),
+    ...(firstLine !== undefined ? { command: oneLine(withoutStaging(firstLine), 160), script: command } : {}),
     ...(changed && { changesUnnamed: changed.path }),
     label,
     key: `${call.name}\u0000${firstLine !== undefined ? commandKey(firstLine) : (files[0]?.path ?? call.arguments)}`,
