@@ -7,6 +7,8 @@ import { openedBefore, toolActivity, type ShellState } from '../summarizer/tool-
 import { clip, formatKeyArgs, looksLikeError, makeBlock, oneLine, type StageContext } from './common';
 import {
   CHARS_PER_TOKEN,
+  MIN_STATE_CHARS,
+  SMALLER_STATES,
   STEPS_HEADING,
   WORKING_STATE_HEADING,
   compactState,
@@ -193,32 +195,36 @@ function newestWithin(lines: readonly string[], maxChars: number): string[] {
     : kept;
 }
 
-/** The rich note: header, working state of the prefix, then its newest steps. */
-function richNotes(ctx: StageContext, start: number, end: number, calls: number): ChatMessage[] {
+/**
+ * The rich notes, longest first: header, working state of the prefix, then its newest steps; when that would not
+ * shrink the prefix, its cut forms, the working state at a half and a quarter of its size (a shorter state, not
+ * none: a state slightly over the room left lost every file it listed), and the steps alone. Built as they are asked
+ * for: most prefixes take the first.
+ */
+function* richNotes(ctx: StageContext, start: number, end: number, calls: number): Generator<ChatMessage> {
   const header = `${SPLIT_TURN_HEADER} — ${calls} earlier tool call(s)]`;
   const source = unsqueezed(ctx.entries, start, end, ctx.originals);
   const last = source.length - 1;
   // The steps may take a quarter of the target (the newest first), the working state its own share.
   const stepChars = Math.max(800, Math.floor(ctx.targetTokens * STEPS_SHARE * CHARS_PER_TOKEN));
   const steps = newestWithin(richStepLines(source, 0, last, ctx.originals), stepChars);
-  // The latest intent is the last step: the working state's "Current state" would repeat it.
-  const state = workingStateOfSpan(source, workingStateChars(ctx), ctx.originals)?.replace(
-    /\n?## Current state\n[\s\S]*$/,
-    '',
-  );
-  const withState = state ? `${header}\n${WORKING_STATE_HEADING}\n${state}\n` : `${header}\n`;
-  const rich = `${withState}${STEPS_HEADING}\n${steps.join('\n')}`;
-  return [
-    { role: 'system', content: rich },
-    // Built from the originals of a cut note, the rich note may be longer than the span it replaces: its cut forms.
-    ...(source.length > end - start + 1
-      ? (['state', 'compact'] as const).map((cut) => ({ role: 'system' as const, content: shortNote(rich, cut) }))
-      : []),
-    {
-      role: 'system',
-      content: `${header}\n${STEPS_HEADING}\n${newestWithin(steps, workingStateChars(ctx, 0.5)).join('\n')}`,
-    },
-  ];
+  const noteWith = (stateChars: number): ChatMessage => {
+    // The latest intent is the last step: the working state's "Current state" would repeat it.
+    const state = workingStateOfSpan(source, stateChars, ctx.originals)?.replace(/\n?## Current state\n[\s\S]*$/, '');
+    const withState = state ? `${header}\n${WORKING_STATE_HEADING}\n${state}\n` : `${header}\n`;
+    return { role: 'system', content: `${withState}${STEPS_HEADING}\n${steps.join('\n')}` };
+  };
+  const full = workingStateChars(ctx);
+  const rich = noteWith(full);
+  yield rich;
+  // Built from the originals of a cut note, the rich note may be longer than the span it replaces: its cut forms.
+  if (source.length > end - start + 1)
+    for (const cut of ['state', 'compact'] as const) yield { role: 'system', content: shortNote(rich.content, cut) };
+  for (const share of SMALLER_STATES) if (full * share >= MIN_STATE_CHARS) yield noteWith(Math.floor(full * share));
+  yield {
+    role: 'system',
+    content: `${header}\n${STEPS_HEADING}\n${newestWithin(steps, workingStateChars(ctx, 0.5)).join('\n')}`,
+  };
 }
 
 /**
@@ -274,10 +280,12 @@ export function splitTurn(
     };
   };
   // The rich note, or a shorter one when it would not shrink the prefix; the seed's note as the last try.
-  const notes: (ChatMessage | null)[] =
-    ctx.policy.inTurnDigest === 'seed' ? [seed()] : [...richNotes(ctx, start, end, calls), seed()];
+  function* notes(): Generator<ChatMessage | null> {
+    if (ctx.policy.inTurnDigest !== 'seed') yield* richNotes(ctx, start, end, calls);
+    yield seed();
+  }
   const edit = { from: entries[start]!.from, to: entries[end]!.to };
-  for (const note of notes) {
+  for (const note of notes()) {
     if (!note) continue;
     const block = makeBlock(ctx, 'split-turn', [{ ...edit, replacement: [note] }]);
     if (block) return block;

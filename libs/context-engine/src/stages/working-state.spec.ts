@@ -4,14 +4,16 @@ import type { EffectiveEntry } from '../overlay';
 import { launchOfLine } from '../summarizer/background';
 import { callOfStepLine, callOutcome, describeCall } from '../summarizer/call-outcome';
 import { toolActivity } from '../summarizer/tool-activity';
-import { answer, newCall, say } from '../testing/fixtures';
+import { answer, newCall, say, stageContext } from '../testing/fixtures';
 import { keptSteps, shortNote } from './split-turn';
 import {
   COMPACT_STATE_CHARS,
   STEPS_HEADING,
   WORKING_STATE_HEADING,
   compactState,
+  markerBlock,
   unsqueezed,
+  workingStateChars,
   workingStateOf,
 } from './working-state';
 
@@ -504,5 +506,32 @@ describe('workingStateOf: the bound', () => {
       // An item cut to its mark alone tells nothing: it is left out.
       expect(state).not.toMatch(/^(?:- )?…$/m);
     }
+  });
+});
+
+describe('markerBlock: a working state too large for the span it hides', () => {
+  // Six listings of 25 files each: the working state lists every file (`- path (seen)`), longer than the listings.
+  const messages: ChatMessage[] = [{ role: 'user', content: 'Map the modules.' }];
+  for (let k = 0; k < 6; k++) {
+    const ls = newCall('bash', { command: `ls src/module_${k}` });
+    const files = Array.from({ length: 25 }, (_, n) => `src/module_${k}/file_${String(n).padStart(2, '0')}.ts`);
+    messages.push(say('', ls), answer(ls, files.join('\n')));
+  }
+  messages.push({ role: 'user', content: 'Now fix file_03.' });
+  const bare: ChatMessage = { role: 'system', content: '[Context compacted: 12 messages removed]' };
+
+  it('carries a smaller working state rather than none', () => {
+    const ctx = stageContext(messages, 100_000, { workingStateShare: 1 }, 2_000);
+    const full = workingStateOf(ctx.entries, 1, 12, workingStateChars(ctx), ctx.originals)!;
+    const spanTokens = ctx.entries.slice(1, 13).reduce((n, e) => n + e.tokens, 0);
+    // (The premise: the whole state would not shrink the span.)
+    expect(ctx.counter.message({ role: 'system', content: `${bare.content}\n${full}` })).toBeGreaterThan(spanTokens);
+    const block = markerBlock(ctx, 'sliding-window', 1, 12, bare)!;
+    const kept = block.edits[0]!.replacement[0]!.content;
+    expect(kept).toContain(WORKING_STATE_HEADING);
+    expect(kept.length).toBeLessThan(bare.content.length + full.length);
+    // Its newest files first: the last listing's are there.
+    expect(kept).toContain('src/module_5/file_24.ts');
+    expect(block.tokensSaved).toBeGreaterThan(0);
   });
 });

@@ -20,11 +20,18 @@ export const WORKING_STATE_HEADING = '# Working state';
 /** The calibrated estimate is about 2.9 characters per token on agent transcripts; 3 errs on the small side. */
 export const CHARS_PER_TOKEN = 3;
 
+/**
+ * When a replacement with its whole working state would not shrink the span it hides, it is tried with the state at
+ * these shares of its size before going without one; a state under MIN_STATE_CHARS is not tried.
+ */
+export const SMALLER_STATES = [0.5, 0.25] as const;
+export const MIN_STATE_CHARS = 400;
+
 /** The character budget of one working state in this compaction (0: off). */
 export function workingStateChars(ctx: Pick<StageContext, 'policy' | 'targetTokens'>, share = 1): number {
   const s = ctx.policy.workingStateShare * share;
   if (!(s > 0)) return 0;
-  return Math.max(400, Math.floor(ctx.targetTokens * s * CHARS_PER_TOKEN));
+  return Math.max(MIN_STATE_CHARS, Math.floor(ctx.targetTokens * s * CHARS_PER_TOKEN));
 }
 
 /**
@@ -244,7 +251,8 @@ export function withWorkingState(
 
 /**
  * A block replacing view entries [i, j] with `bare` (a marker) followed by the working state of what it hides;
- * when that would not shrink the span, the marker and the launches the state lists, else the bare marker alone.
+ * when that would not shrink the span, a smaller working state (SMALLER_STATES), then the marker and the launches the
+ * state lists, else the bare marker alone.
  */
 export function markerBlock(
   ctx: StageContext,
@@ -261,6 +269,13 @@ export function markerBlock(
   };
   const withRich = makeBlock(ctx, stage, [{ ...edit, replacement: [rich] }]);
   if (withRich) return withRich;
+  const full = workingStateChars(ctx);
+  for (const share of SMALLER_STATES) {
+    if (full * share < MIN_STATE_CHARS) break;
+    const smaller = withWorkingState(bare.content, entries, i, j, Math.floor(full * share), ctx.originals);
+    const block = makeBlock(ctx, stage, [{ ...edit, replacement: [{ role: 'system', content: smaller }] }]);
+    if (block) return block;
+  }
   const launches = launchesKept(rich.content);
   return (
     (launches !== ''
