@@ -285,7 +285,7 @@ describe('summarizeDeterministic', () => {
   });
 
   it("keeps a long request's start and end (its question after pasted context), without a harness's reminders", () => {
-    const log = Array.from({ length: 40 }, (_, i) => `worker ${i}: retry scheduled`).join('\n');
+    const log = Array.from({ length: 80 }, (_, i) => `worker ${i}: retry scheduled`).join('\n');
     const asked =
       '<system-reminder>Note: The user opened the file "d:\\hub\\prd.md".</system-reminder>\n' +
       `Here is the worker log:\n${log}\nWhy does the worker retry without a backoff?`;
@@ -294,12 +294,43 @@ describe('summarizeDeterministic', () => {
       messages: [ask(asked), say('', grep), answer(grep, 'src/worker.ts:12: retry(job)')],
       maxChars: 4000,
     });
+    // With the room the note has left, the request says more of its log (up to 1,500 characters, start and end).
     expect(r.sections.userRequests[0]).toMatch(
-      /^Here is the worker log: worker 0: retry scheduled .* … .*Why does the worker retry without a backoff\?$/,
+      /^Here is the worker log: worker 0: retry scheduled .* worker 20: .* … .*Why does the worker retry without a backoff\?$/,
     );
-    expect(r.sections.userRequests[0]!.length).toBeLessThanOrEqual(300);
+    expect(r.sections.userRequests[0]!.length).toBeLessThanOrEqual(1500);
     expect(r.sections.userRequests[0]).not.toContain('system-reminder');
     expect(r.sections.pendingWork[0]).toMatch(/^Unanswered: .*Why does the worker retry without a backoff\?$/);
+    // With less room, less of it: still its start and its end.
+    const tight = summarizeDeterministic({
+      messages: [ask(asked), say('', grep), answer(grep, 'src/worker.ts:12: retry(job)')],
+      maxChars: 700,
+    });
+    expect(tight.text.length).toBeLessThanOrEqual(700);
+    expect(tight.sections.userRequests[0]).toMatch(/^Here is the worker log: .* … .*without a backoff\?$/);
+    expect(tight.sections.userRequests[0]!.length).toBeLessThan(r.sections.userRequests[0]!.length);
+  });
+
+  it("a person's list of requirements is kept whole while the note has room, not cut to its first and last items", () => {
+    const spec = [
+      'Please add rate limiting to the API. Requirements:',
+      '1. Use a token bucket per API key, 100 requests per minute by default.',
+      '2. The limit must be configurable with the RATE_LIMIT_PER_MINUTE env var.',
+      '3. Return HTTP 429 with a Retry-After header when the bucket is empty.',
+      '4. Do not rate-limit the /health endpoint.',
+      '5. Store buckets in Redis, not in memory, because we run 4 replicas.',
+      "Don't touch the auth middleware, another team owns it.",
+    ].join('\n');
+    const read = call('Read', { file_path: 'src/server.ts' });
+    const messages = [ask(spec), say('', read), answer(read, 'x\n'.repeat(200))];
+    const roomy = summarizeDeterministic({ messages, maxChars: 3000 });
+    for (const item of ['RATE_LIMIT_PER_MINUTE', 'Retry-After', '/health endpoint', 'Redis', 'auth middleware'])
+      expect(roomy.sections.userRequests[0]).toContain(item);
+    // The items a short note leaves out are where a person's list is cut: its middle.
+    const short = summarizeDeterministic({ messages, maxChars: 400 });
+    expect(short.text.length).toBeLessThanOrEqual(400);
+    expect(short.sections.userRequests[0]).toContain('Please add rate limiting');
+    expect(short.sections.userRequests[0]).not.toContain('RATE_LIMIT_PER_MINUTE');
   });
 
   it("states a commit once: by its message when the command gives it (not the files staged), else by git's line", () => {

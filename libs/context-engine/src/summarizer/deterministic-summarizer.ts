@@ -93,6 +93,8 @@ export const DEFAULT_SUMMARY_RATIO = 0.4;
 
 const LIMITS = {
   request: 300,
+  /** A request kept longer with the room the note has left (see `summarize`). */
+  requestWhole: 1_500,
   decision: 200,
   command: 160,
   /** The opening of a sub-agent's report, in its call's line of Commands run. */
@@ -178,6 +180,8 @@ interface Ranked {
   readonly text: string;
   /** Recency: message index × 1000 + position; items of a previous summary are negative (older). */
   readonly rank: number;
+  /** The item at up to `max` characters, longer than `text` (a person's request read from its message). */
+  readonly longer?: (max: number) => string;
   /** Where it is listed, when not by its rank (a plan's lines: kept first, listed in the plan's order). */
   readonly order?: number;
 }
@@ -389,7 +393,11 @@ function absorbMessages(
   messages.forEach((m, i) => {
     const rank = i * 1000;
     if (m.role === 'user' && m.content.trim() !== '') {
-      model.requests.push({ text: requestLine(m.content, LIMITS.request), rank });
+      model.requests.push({
+        text: requestLine(m.content, LIMITS.request),
+        rank,
+        longer: (max) => requestLine(m.content, Math.min(max, LIMITS.requestWhole)),
+      });
       // What the harness wrote awaits no answer of its own (a setup message, a notification).
       if (!toHarness(m.content)) lastUser = i;
     } else if (m.role === 'assistant') {
@@ -631,6 +639,8 @@ interface Candidate {
    * launch's line: its handles stay whole).
    */
   readonly cut?: (max: number) => string;
+  /** The item longer, at up to `max` characters (a request cut to LIMITS.request that says more). */
+  readonly longer?: (max: number) => string;
 }
 
 /** Each section's candidates, most important first. */
@@ -654,7 +664,11 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   );
   const errors = model.errors.byPriority();
   return {
-    userRequests: requestsByPriority(model.requests).map((r) => ({ text: r.text, order: r.rank })),
+    userRequests: requestsByPriority(model.requests).map((r) => ({
+      text: r.text,
+      order: r.rank,
+      ...(r.longer && { longer: r.longer }),
+    })),
     filesTouched: files.map((f, i) => ({ text: formatFile(f), order: i })),
     codeSymbols: [...model.symbols.entries()]
       .filter(([name]) => !model.toolWords.has(name))
@@ -1051,6 +1065,15 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
     }
     // Nothing gained: give the others their room back.
     if (!fitted) restore();
+  }
+  // Room still left once every section has what it can take: the requests kept say more of what was asked (a
+  // person's list of requirements, cut to its first and last items above), the first kept (the task, the newest)
+  // first.
+  for (const [at, c] of kept.userRequests.entries()) {
+    const room = maxChars - measure();
+    if (room <= 0) break;
+    const longer = c.longer?.(c.text.length + room);
+    if (longer !== undefined && longer.length > c.text.length) kept.userRequests[at] = { ...c, text: longer };
   }
   const result = build();
   const { text, sections, omitted } = result;
