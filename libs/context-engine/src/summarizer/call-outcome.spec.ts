@@ -63,7 +63,8 @@ describe('callOutcome: how a call ended, read from its result', () => {
         'Traceback (most recent call last):\n  File "migrate.py", line 3\nModuleNotFoundError: No module named yaml',
       ),
     );
-    expect(py).toEqual({ ok: false, text: 'error: ModuleNotFoundError: No module named yaml' });
+    // (Where it was raised, the traceback's innermost frame.)
+    expect(py).toEqual({ ok: false, text: 'error: ModuleNotFoundError: No module named yaml (at migrate.py:3)' });
     const jest = outcomeOf(
       call('bash', { command: 'npm test' }),
       result('PASS a.spec.ts\nFAIL b.spec.ts\nTests:       2 failed, 10 passed, 12 total\nTime: 3 s'),
@@ -208,8 +209,8 @@ describe('callOutcome: how a call ended, read from its result', () => {
     // A Python traceback in it: what failed is its last line, as in a plain result.
     const trace = wrapped('Traceback (most recent call last):\n  File "run.py", line 3\nKeyError: \'user_id\'\n', 1);
     const py = call('shell', { command: ['bash', '-lc', 'python run.py'] });
-    expect(failureOf(toolActivity(py, {}), trace)).toBe("exit 1: KeyError: 'user_id'");
-    expect(tellingErrorLine(trace, 'Traceback (most recent call last):')).toBe("KeyError: 'user_id'");
+    expect(failureOf(toolActivity(py, {}), trace)).toBe("exit 1: KeyError: 'user_id' (at run.py:3)");
+    expect(tellingErrorLine(trace, 'Traceback (most recent call last):')).toBe("KeyError: 'user_id' (at run.py:3)");
     // A tool's failure stored as JSON (Gemini CLI's `{"error": …}`): failed, in its own words.
     const refused = result(
       JSON.stringify({ error: 'Failed to edit, 0 occurrences found for old_string (use std::fs;\n) in src/a.rs.' }),
@@ -698,7 +699,7 @@ describe('a pruned result keeps its failure', () => {
       'exit code: 1',
     ].join('\n');
     expect(failureOf(toolActivity(call('bash', { command: 'java -cp out Main' }), {}), result(jvm))).toBe(
-      'exit 1: Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String.length()" because "s" is null',
+      'exit 1: Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String.length()" because "s" is null (at Main.java:5)',
     );
   });
 
@@ -766,7 +767,54 @@ describe('a pruned result keeps its failure', () => {
       'exit code: 1',
     ].join('\n');
     expect(failureOf(toolActivity(call('bash', { command: 'npx jest' }), {}), result(jest))).toBe(
-      'exit 1: FAIL src/a.test.ts: sum › adds: expect(received).toBe(expected) // Object.is equality (Expected: 4; Received: 5) (tests 1 failed, 1 total)',
+      'exit 1: FAIL src/a.test.ts: sum › adds: expect(received).toBe(expected) // Object.is equality (Expected: 4; Received: 5) (at src/a.test.ts:4) (tests 1 failed, 1 total)',
+    );
+  });
+
+  it("where an exception was raised: the project's innermost frame, not a library's; not when the line says where", () => {
+    const failed = (command: string, output: string) =>
+      failureOf(toolActivity(call('bash', { command }), {}), result(`${output}\nexit code: 1`));
+    const python = [
+      'Traceback (most recent call last):',
+      '  File "/usr/lib/python3.11/runpy.py", line 198, in _run_module_as_main',
+      '  File "/repo/app/main.py", line 31, in main',
+      '    cfg = load_config(path)',
+      '  File "/repo/app/config.py", line 12, in load_config',
+      '    raise ValueError(f"missing key: {key}")',
+      '  File "/repo/.venv/lib/python3.11/site-packages/yaml/__init__.py", line 81, in load',
+      'ValueError: missing key: database_url',
+    ].join('\n');
+    expect(failed('python -m app.main', python)).toBe(
+      'exit 1: ValueError: missing key: database_url (at app/config.py:12)',
+    );
+    const node = [
+      "/app/dist/index.js:12\n    throw new Error('boom');\n    ^",
+      'Error: boom',
+      '    at Object.<anonymous> (/app/dist/index.js:12:11)',
+      '    at Module._compile (node:internal/modules/cjs/loader:1256:14)',
+      'Node.js v20.11.0',
+    ].join('\n');
+    expect(failed('node dist/index.js', node)).toBe('exit 1: Error: boom (at dist/index.js:12)');
+    const go = [
+      'panic: runtime error: index out of range [3] with length 3',
+      'goroutine 1 [running]:',
+      'main.parse(...)',
+      '\t/home/u/proj/parse.go:14',
+      'main.main()',
+      '\t/home/u/proj/main.go:9 +0x1d',
+    ].join('\n');
+    expect(failed('go run .', go)).toBe(
+      'exit 1: panic: runtime error: index out of range [3] with length 3 (at proj/parse.go:14)',
+    );
+    // Only a library's frames: no place; a compiler's line names its own.
+    expect(
+      failed(
+        'node x.js',
+        "Error: Cannot find module './lib'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1144:15)",
+      ),
+    ).toBe("exit 1: Error: Cannot find module './lib'");
+    expect(failed('tsc', "src/a.ts(3,1): error TS2304: Cannot find name 'join'.\n    at x (/app/a.js:1:1)")).toBe(
+      "exit 1: src/a.ts(3,1): error TS2304: Cannot find name 'join'.",
     );
   });
 

@@ -303,6 +303,69 @@ const clipLine = (s: string, max: number): string => {
  * introduced new syntax error(s): E999 IndentationError: unexpected indent`); else `errorLine` itself.
  */
 export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
+  const told = tellingLine(result, errorLine);
+  // Where it was raised, when the line does not say (a compiler's `file:line:` does).
+  if (PLACED.test(told)) return told;
+  const site = raisedAt(nonEmptyLines(unwrappedResult(result).content).slice(-400));
+  return site === undefined ? told : `${told}${siteSuffix(site)}`;
+}
+
+/** A line that already names a place in a file (`src/a.ts:12`, `a.cs(5,13)`, `line 12`). */
+const PLACED = /\.\w{1,10}(?::\d+|\(\d+,\d+\)|", line \d+)|\bline \d+/;
+/** How an error line names where it was raised: ` (at app/config.py:12)`, stripped back by `withoutSite`. */
+const siteSuffix = (site: string): string => ` (at ${site})`;
+const SITE_SUFFIX = / \(at [^()]+:\d+\)$/;
+/** An error line without the place tellingErrorLine added (what the same error elsewhere is matched by). */
+export const withoutSite = (line: string): string => line.replace(SITE_SUFFIX, '');
+/** An error line at most `max` characters, on one line: the place it was raised goes first, then the message's end. */
+export function clipError(line: string, max: number): string {
+  const flatLine = flat(line);
+  if (flatLine.length <= max) return flatLine;
+  return clipLine(withoutSite(flatLine), max);
+}
+
+/** A stack frame's place: Python's `File "…", line N`, a JavaScript `at f (…:N:M)`, the JVM's `at a.B.f(B.java:N)`, Go's tab-indented `…/x.go:N`. */
+const FRAMES: readonly { readonly frame: RegExp; readonly innermost: 'last' | 'first' }[] = [
+  { frame: /^\s*File "([^"]+)", line (\d+)/, innermost: 'last' },
+  { frame: /^\s+at (?:.*? \()?((?:[A-Za-z]:)?[^():\s]+):(\d+):\d+\)?\s*$/, innermost: 'first' },
+  { frame: /^\s+at [\w.$<>]+\(([\w$]+\.(?:java|kt|scala)):(\d+)\)/, innermost: 'first' },
+  { frame: /^\s+(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?\s*$/, innermost: 'first' },
+];
+/** A frame of the language's or a dependency's code, not the project's. */
+const LIBRARY_FRAME =
+  /site-packages|dist-packages|\/lib\/python\d|<frozen |node_modules|^node:|^internal\/|\/go\/src\/|\/pkg\/mod\/|^(?:java|javax|jdk|sun|kotlin|scala)\./;
+
+/**
+ * A file as a place names it: its name and the directory it is in, when that is short (`app/config.py`, not
+ * `/home/u/work/repo/app/config.py`): the files seen and touched list the whole path; the error line's room is for
+ * the error.
+ */
+function shortPlace(path: string): string {
+  const parts = path.split(/[\\/]/).filter((p) => p !== '');
+  const name = parts.at(-1) ?? path;
+  const dir = parts.at(-2);
+  return dir !== undefined && dir.length <= 20 ? `${dir}/${name}` : name;
+}
+
+/**
+ * The innermost frame of the project's own code in a stack trace or traceback (`app/config.py:12`, see
+ * `shortPlace`); undefined when the output has none.
+ */
+function raisedAt(lines: readonly string[]): string | undefined {
+  for (const { frame, innermost } of FRAMES) {
+    let found: string | undefined;
+    for (const line of lines) {
+      const m = frame.exec(line);
+      if (!m || LIBRARY_FRAME.test(m[1]!) || LIBRARY_FRAME.test(line.trim().replace(/^at /, ''))) continue;
+      found = `${shortPlace(m[1]!)}:${m[2]}`;
+      if (innermost === 'first') return found;
+    }
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function tellingLine(result: ChatMessage, errorLine: string): string {
   // Only the exit status tells (the error line is the status itself, as errorLineOf gives it): the line the command
   // printed last says what failed (`make: *** [all] Error 2`).
   const status = EXIT_LINE.exec(errorLine);
@@ -460,7 +523,7 @@ export function callOutcome(
     if (exit && (error === exit.line || error.startsWith(`${exit.line} (`)))
       return { ok: false, text: `${exitWords(exit.code)}${tests ? ` (tests ${tests})` : ''}` };
     const head = exit && !error.includes(exit.line) ? `${exitWords(exit.code)}: ` : 'error: ';
-    return { ok: false, text: `${head}${clipLine(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
+    return { ok: false, text: `${head}${clipError(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
   }
   if (tests) return { ok: !TESTS_FAILED.test(tests), text: `tests ${tests}` };
   // Work left running: its ids are what a later call needs to collect it.
@@ -563,7 +626,7 @@ export function failureOf(activity: ToolActivity | undefined, result: ChatMessag
     return outcome.ok ? undefined : outcome.text;
   }
   if (errorLine === undefined) return undefined;
-  return `error: ${clipLine(tellingErrorLine(result, errorLine), 140)}`;
+  return `error: ${clipError(tellingErrorLine(result, errorLine), 140)}`;
 }
 
 /**

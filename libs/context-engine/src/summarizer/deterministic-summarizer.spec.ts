@@ -215,13 +215,13 @@ describe('summarizeDeterministic', () => {
     expect(sections.commandsRun).toEqual([
       '`npm test 2>&1 | tail -20` → exit 1: FAIL src/app.spec.ts',
       '`npm test` → tests 1 passed',
-      '`python scripts/migrate.py` → error: ModuleNotFoundError: No module named yaml',
+      '`python scripts/migrate.py` → error: ModuleNotFoundError: No module named yaml (at scripts/migrate.py:3)',
       "`sed -n '1,40p' src/util.ts && cat docs/notes.md | head -5` → ok",
       '`npm run build`',
     ]);
     expect(sections.errorsSeen).toEqual([
       'bash npm test 2>&1 | tail -20 — FAIL src/app.spec.ts [fixed later]',
-      'bash python scripts/migrate.py — ModuleNotFoundError: No module named yaml [unresolved]',
+      'bash python scripts/migrate.py — ModuleNotFoundError: No module named yaml (at scripts/migrate.py:3) [unresolved]',
     ]);
     // (A finding, where the bug is, as well as a decision.)
     expect(sections.decisions).toEqual(['The bug is in `add()`.', 'Use a plain sum instead of the subtraction.']);
@@ -560,7 +560,7 @@ describe('summarizeDeterministic', () => {
     expect(merged.sections.filesTouched[0]).toBe('/repo/src/app.ts (edit, read×2)');
     expect(merged.sections.commandsRun).toContain('`python scripts/migrate.py` ×2 → last: ok: migrated 3 tables');
     expect(merged.sections.errorsSeen).toContain(
-      'bash python scripts/migrate.py — ModuleNotFoundError: No module named yaml [fixed later]',
+      'bash python scripts/migrate.py — ModuleNotFoundError: No module named yaml (at scripts/migrate.py:3) [fixed later]',
     );
     expect(merged.sections.decisions).toEqual(prev.sections.decisions);
     // The previous span's pending work is superseded by the new span's end.

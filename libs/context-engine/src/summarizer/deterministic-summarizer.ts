@@ -12,7 +12,15 @@ import {
   openLaunchesOf,
   sharedLabelStart,
 } from './background';
-import { callOutcome, errorLineOf, outcomeTextOk, shortenPath, tellingErrorLine } from './call-outcome';
+import {
+  callOutcome,
+  clipError,
+  errorLineOf,
+  outcomeTextOk,
+  shortenPath,
+  tellingErrorLine,
+  withoutSite,
+} from './call-outcome';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { ErrorsSeen, formatError } from './errors-seen';
@@ -451,7 +459,7 @@ function absorbMessages(
       const targetsOf = () => call?.activity.targets ?? [`call:${m.toolName ?? 'tool'}\u0000${id}`];
       if (line !== undefined) {
         const label = call?.activity.label ?? m.toolName ?? 'tool';
-        const text = oneLine(errorLine === undefined ? line : tellingErrorLine(m, errorLine), LIMITS.errorLine);
+        const text = clipError(errorLine === undefined ? line : tellingErrorLine(m, errorLine), LIMITS.errorLine);
         const partial = isPartialResult(m.content) || outputMayBePartial(call?.activity.command ?? '', m.content);
         model.errors.failed(label, text, targetsOf(), rank, m.content, partial);
       } else if (!model.errors.isEmpty) model.errors.succeeded(targetsOf());
@@ -635,8 +643,8 @@ interface Candidate {
   /** Display position (ascending). */
   readonly order: number;
   /**
-   * The item with its free text cut to `max` characters (an error's line: its label and status stay whole; a
-   * launch's line: its handles stay whole).
+   * The item with its free text cut to `max` characters (an error's line: its label and status stay whole, and
+   * where it was raised goes first — at `Infinity`, that alone; a launch's line: its handles stay whole).
    */
   readonly cut?: (max: number) => string;
   /** The item longer, at up to `max` characters (a request cut to LIMITS.request that says more). */
@@ -688,7 +696,8 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
     errorsSeen: errors.map((e) => ({
       text: formatError(e),
       order: e.rank,
-      cut: (max: number) => formatError({ ...e, line: oneLine(e.line, max) }),
+      cut: (max: number) =>
+        formatError({ ...e, line: max === Infinity ? withoutSite(e.line) : clipError(e.line, max) }),
     })),
     decisions: dedupe(model.decisions).map((d) => ({ text: d.text, order: d.rank })),
     pendingWork: pendingCandidates(dedupe(model.pending)),
@@ -1015,7 +1024,8 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   for (const [key, first] of musts) {
     if (!first || (key === 'pendingWork' ? kept[key].some((c) => c.order === first.order) : kept[key].length > 0))
       continue;
-    const cuts = key === 'pendingWork' ? LAUNCH_LABEL_CUTS : [120, 80, 50, 30];
+    // (An error's first cut (Infinity) leaves out where it was raised: its message whole.)
+    const cuts = key === 'pendingWork' ? LAUNCH_LABEL_CUTS : [Infinity, 120, 80, 50, 30];
     const versions = first.cut ? [first.text, ...cuts.map((n) => first.cut!(n))] : [first.text];
     const saved = { kept: Object.fromEntries(KEYS.map((k) => [k, [...(kept[k as ListKey] ?? [])]])), currentState };
     const restore = () => {

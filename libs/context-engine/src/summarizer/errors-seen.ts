@@ -1,3 +1,4 @@
+import { withoutSite } from './call-outcome';
 import { labelTargets, resolvedTargets } from './tool-activity';
 
 /**
@@ -23,8 +24,9 @@ export interface ErrorEntry {
 
 /** An error line without what varies between repeats: positions, line numbers, addresses, durations. */
 const errorGist = (line: string): string =>
-  line
-    .replace(/…$/, '')
+  withoutSite(line.replace(/…$/, ''))
+    // (A place cut short with the line: stripping too much only keeps the error unresolved.)
+    .replace(/ \(at [^()]*$/, '')
     .replace(/0x[0-9a-f]+/gi, '#')
     .replace(/(?<![A-Za-z])\d+(?:\.\d+)?(?![A-Za-z])/g, '#')
     .replace(/\s+/g, ' ')

@@ -169,6 +169,16 @@ describe('errors: resolved by a later success on the same target', () => {
     expect(digest([say('Looking at the assertion.')], note).errorsSeen).toEqual(errors);
   });
 
+  it('an exception raised again at another line is the same error, not superseded (its place is no part of it)', () => {
+    const raised = (line: number) =>
+      step(
+        bash('python app.py'),
+        `Traceback (most recent call last):\n  File "/repo/app.py", line ${line}, in main\nKeyError: 'seconds'\nexit code: 1`,
+      );
+    const errors = digest([...raised(12), ...raised(14)]).errorsSeen;
+    expect(errors).toEqual(["bash python app.py — KeyError: 'seconds' (at repo/app.py:14) (×2) [unresolved]"]);
+  });
+
   it('not superseded while the rerun still shows the error, or when compaction kept only part of its output', () => {
     const first = step(bash('npm run build'), "src/a.ts(3,1): error TS2304: Cannot find name 'join'.");
     const both = step(
@@ -261,7 +271,7 @@ describe('errors: the line that says what went wrong', () => {
       'AttributeError: Unable to convert the pixel data: PixelRepresentation is missing',
     ].join('\n');
     expect(digest(step(bash('python reproduce_bug.py'), traceback)).errorsSeen).toEqual([
-      'bash python reproduce_bug.py — AttributeError: Unable to convert the pixel data: PixelRepresentation is missing [unresolved]',
+      'bash python reproduce_bug.py — AttributeError: Unable to convert the pixel data: PixelRepresentation is missing (at repo/reproduce_bug.py:17) [unresolved]',
     ]);
   });
 });
