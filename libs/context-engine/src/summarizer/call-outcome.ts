@@ -24,7 +24,7 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
     /^\s*[\w.+-]+: (?:fatal )?error:/,
   ],
   [
-    "a linker's (`undefined reference to \\`foo'`, `Undefined symbols for architecture arm64:`)",
+    "a linker's (`undefined reference to 'foo'`, `Undefined symbols for architecture arm64:`)",
     /\bundefined reference to\b|^\s*Undefined symbols for architecture\b/,
   ],
   ["Go's `main.go:5:2: undefined: foo`", /^\s*\S+\.go:\d+:\d+: \S/],
@@ -300,7 +300,8 @@ const clipLine = (s: string, max: number): string => {
  * message (`AttributeError: …`), not its `Traceback (most recent call last):` opening; a test runner's bare verdict
  * (`FAIL src/parse.test.ts`, Go's `FAIL`, cargo's `error: test failed`) with the failing test and how it failed; an
  * announcement with the list under its `ERRORS:` header (SWE-agent's refused edit: `Your proposed edit has
- * introduced new syntax error(s): E999 IndentationError: unexpected indent`); else `errorLine` itself.
+ * introduced new syntax error(s): E999 IndentationError: unexpected indent`); else `errorLine` itself. Followed by
+ * where it was raised when the line does not say and the output has a stack or traceback (`… (at app/config.py:12)`).
  */
 export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
   const told = tellingLine(result, errorLine);
@@ -324,7 +325,10 @@ export function clipError(line: string, max: number): string {
   return clipLine(withoutSite(flatLine), max);
 }
 
-/** A stack frame's place: Python's `File "…", line N`, a JavaScript `at f (…:N:M)`, the JVM's `at a.B.f(B.java:N)`, Go's tab-indented `…/x.go:N`. */
+/**
+ * A stack frame's place, and which frame is the innermost: Python's `File "…", line N` (the last), a JavaScript `at f
+ * (…:N:M)`, the JVM's `at a.B.f(B.java:N)`, Go's tab-indented `…/x.go:N` (the first).
+ */
 const FRAMES: readonly { readonly frame: RegExp; readonly innermost: 'last' | 'first' }[] = [
   { frame: /^\s*File "([^"]+)", line (\d+)/, innermost: 'last' },
   { frame: /^\s+at (?:.*? \()?((?:[A-Za-z]:)?[^():\s]+):(\d+):\d+\)?\s*$/, innermost: 'first' },

@@ -101,7 +101,7 @@ export const DEFAULT_SUMMARY_RATIO = 0.4;
 
 const LIMITS = {
   request: 300,
-  /** A request kept longer with the room the note has left (see `summarize`). */
+  /** A request kept longer with the room the note has left (the end of `summarizeDeterministic`). */
   requestWhole: 1_500,
   decision: 200,
   command: 160,
