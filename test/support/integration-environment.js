@@ -10,8 +10,8 @@ const { TestEnvironment } = require('jest-environment-node');
  * once, one on each worker, beside the unit specs:
  *
  * - an `@exclusive` file (the pragma in the docblock at the very top of the file, with the reason after it) runs
- *   alone: it drives a service as hard as it answers, stalls its event loop against a timeout, or counts on the load
- *   it makes itself, and a second integration file beside it would change what it measures (or be disturbed by it).
+ *   alone: it drives a service as hard as it answers, or counts on the load it makes itself, and a second
+ *   integration file beside it would change what it measures (or be disturbed by it).
  * - every other file shares the lock with the others running (one per worker): it uses topics, consumer groups,
  *   databases, session ids and ports of its own (`unique()`, port 0), so they never meet. One marked `@outage`
  *   (same form) stops the broker or the MongoDB-wire server of its worker's outage stack (`outageStack`): one stack
