@@ -167,6 +167,10 @@ describe('what a text or a call names', () => {
       'uv.lock',
     ]);
     expect(filesNamedIn('console.log(x) in e.g. a test; version 1.2.txt2')).toEqual([]);
+    // git status names its branch, not a file; the files it lists are.
+    expect(filesInListing('On branch fix/config\nChanges not staged for commit:\n\tmodified:   app/config.py')).toEqual(
+      ['app/config.py'],
+    );
     // A product's name with its version (the last line of a Node crash) is no file; a file's name before a word is.
     expect(filesNamedIn("Error: Cannot find module './lib/helper'\n\nNode.js v20.11.0")).toEqual([]);
     expect(filesNamedIn('edited App.js, v2 next; main.js vs index.js')).toEqual(['App.js', 'main.js', 'index.js']);

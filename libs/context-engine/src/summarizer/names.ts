@@ -131,6 +131,8 @@ export function filesInListing(text: string): string[] {
   for (const line of wholeLines(text).split('\n', 400)) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.length > 400) continue;
+    // `git status` names its branch (`On branch fix/config`): no file.
+    if (GIT_BRANCH_LINE.test(trimmed)) continue;
     const heading = /^Directory: (.+)$/.exec(trimmed);
     if (heading) {
       // A directory, not a file: it names the rows below.
@@ -160,6 +162,7 @@ export function filesInListing(text: string): string[] {
   return [...out];
 }
 
+const GIT_BRANCH_LINE = /^(?:On branch|HEAD detached (?:at|from)|Your branch)\s/;
 const LISTED_NAME =
   /^(?:\.{0,2}\/|~\/)?[\p{L}\p{N}_@~.+-]+(?:\/[\p{L}\p{N}_@.+-]+)*[/*@=|:,]?$|^[A-Za-z]:(?:[\\/][\p{L}\p{N}_@~.+-]+)+[\\/:]?$/u;
 
