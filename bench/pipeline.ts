@@ -82,6 +82,10 @@ const program = new Command()
     'pipeline rounds before the measured ones, not counted (the services JIT-compile their code)',
     '1',
   )
+  .option(
+    '--without-compaction',
+    'deploy no compaction service: the session path alone (publish → projected), to see what compaction costs the pipeline',
+  )
   .option('--latency-rates <list>', 'offered loads of the latency phase, msg/s', '10,25,50')
   .option('--data <path>', 'transcripts', resolve(repoRoot, '../shared/data/sessions.jsonl'))
   .option('--out <path>', 'results file', resolve(repoRoot, 'bench/results/pipeline.json'))
@@ -97,6 +101,7 @@ const opts = program.opts<{
   build: boolean;
   keepStack?: boolean;
   countRequests?: boolean;
+  withoutCompaction?: boolean;
   latencyRates: string;
   rounds: string;
   warmupRounds: string;
@@ -106,6 +111,8 @@ const opts = program.opts<{
   phases: string;
 }>();
 const phases = new Set(opts.phases.split(','));
+if (opts.withoutCompaction && ['growth', 'scaleout'].some((p) => phases.has(p)))
+  throw new Error('--without-compaction measures the pipeline and latency phases only: pass --phases ceiling,pipeline');
 const Q = opts.quick === true;
 const wholeNumber = (value: string, name: string, min: number): number => {
   const n = Number(value);
@@ -550,7 +557,8 @@ interface PipelineResult {
   records: number;
   publishPerSec: number;
   visiblePerSec: number;
-  compactionDonePerSec: number;
+  /** Undefined with --without-compaction. */
+  compactionDonePerSec?: number;
   cpuMs: CpuSnapshot;
   cpuMsPerMessage: Record<string, number>;
   /** With --count-requests: the services' MongoDB requests of the round, by `command collection`. */
@@ -584,7 +592,9 @@ async function pipeline(
   const published = nowMs();
   const visible = await waitProjected(d, kafka, topic, sent, 300_000);
   const cpu = cpuDelta(c0, cpuSnapshot(pids));
-  const compactionDone = await waitGroupDone(kafka, `${d.prefix}.compaction`, topic, 300_000);
+  const compactionDone = opts.withoutCompaction
+    ? undefined
+    : await waitGroupDone(kafka, `${d.prefix}.compaction`, topic, 300_000);
   const perMessage: Record<string, number> = {};
   for (const [k, v] of Object.entries(cpu)) perMessage[k] = round((v * 1000) / events.length, 0); // µs
   return {
@@ -592,7 +602,9 @@ async function pipeline(
     records: events.length,
     publishPerSec: round((events.length * 1000) / (published - t0), 0),
     visiblePerSec: round((events.length * 1000) / (visible - t0), 0),
-    compactionDonePerSec: round((events.length * 1000) / (compactionDone - t0), 0),
+    ...(compactionDone !== undefined && {
+      compactionDonePerSec: round((events.length * 1000) / (compactionDone - t0), 0),
+    }),
     cpuMs: cpu,
     cpuMsPerMessage: perMessage,
   };
@@ -954,7 +966,11 @@ async function main(): Promise<void> {
     }
     if (phases.has('pipeline') || phases.has('latency') || phases.has('growth')) {
       log('starting the services');
-      main = await deploy(serviceSettings, kafka, mongo, 'pipe', { session: true, compaction: 1, summarizer: true });
+      main = await deploy(serviceSettings, kafka, mongo, 'pipe', {
+        session: true,
+        compaction: opts.withoutCompaction ? 0 : 1,
+        summarizer: true,
+      });
       const pids = pidsOf(main, settings);
       if (phases.has('pipeline')) {
         // The first round after the services start also pays for their JIT compilation (V8's compiler threads
@@ -1105,11 +1121,13 @@ function print(r: {
         ? `${round(p.visiblePerSec / c.bottleneckPerSec, 2)} of the ceiling, ${round(p.visiblePerSec / c.chainPerSec, 2)} of the chain${rounds}`
         : rounds.slice(2),
     ]);
-    t.push([
-      'pipeline: publish → compaction done (msg/s)',
-      p.compactionDonePerSec,
-      c ? `${round(p.compactionDonePerSec / c.bottleneckPerSec, 2)} of the ceiling` : '',
-    ]);
+    if (p.compactionDonePerSec !== undefined)
+      t.push([
+        'pipeline: publish → compaction done (msg/s)',
+        p.compactionDonePerSec,
+        c ? `${round(p.compactionDonePerSec / c.bottleneckPerSec, 2)} of the ceiling` : '',
+      ]);
+    else t.push(['pipeline: without the compaction service (--without-compaction)', '', 'the session path alone']);
     t.push(['pipeline: CPU µs per message by process', perProcess(p.cpuMsPerMessage), 'user+system, /proc']);
   }
   const f = r.pipelineFirstRound;
