@@ -27,6 +27,10 @@ describe('session service when Kafka is down (the outage stack)', () => {
     const s = 'down-session';
     const first = await api.call('POST', `/v1/sessions/${s}/messages`, { role: 'user', content: 'before the outage' });
     expect(first.status).toBe(202);
+    // Projected before the broker stops: a read after it then needs no Kafka. (Stopped at once, the broker could go
+    // before the projector had read the message — a busy machine did once — and the read below waited for it.)
+    const projected = await api.call('GET', `/v1/sessions/${s}/history?after=${first.body.waitToken}&waitMs=30000`);
+    expect(projected.status).toBe(200);
 
     await stack.kafkaStop();
     const batch = {
