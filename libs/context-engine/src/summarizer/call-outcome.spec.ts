@@ -806,6 +806,8 @@ describe('a pruned result keeps its failure', () => {
     expect(failed('go run .', go)).toBe(
       'exit 1: panic: runtime error: index out of range [3] with length 3 (at proj/parse.go:14)',
     );
+    // A time of day is no frame.
+    expect(failed('node sync.js', 'Error: sync failed\n    at 10:15:00')).toBe('exit 1: Error: sync failed');
     // Only a library's frames: no place; a compiler's line names its own.
     expect(
       failed(

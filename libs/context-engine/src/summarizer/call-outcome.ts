@@ -331,7 +331,7 @@ export function clipError(line: string, max: number): string {
  */
 const FRAMES: readonly { readonly frame: RegExp; readonly innermost: 'last' | 'first' }[] = [
   { frame: /^\s*File "([^"]+)", line (\d+)/, innermost: 'last' },
-  { frame: /^\s+at (?:.*? \()?((?:[A-Za-z]:)?[^():\s]+):(\d+):\d+\)?\s*$/, innermost: 'first' },
+  { frame: /^\s+at (?:.*? \()?((?:[A-Za-z]:)?[^():\s]+\.[A-Za-z]\w*):(\d+):\d+\)?\s*$/, innermost: 'first' },
   { frame: /^\s+at [\w.$<>]+\(([\w$]+\.(?:java|kt|scala)):(\d+)\)/, innermost: 'first' },
   { frame: /^\s+(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?\s*$/, innermost: 'first' },
 ];
