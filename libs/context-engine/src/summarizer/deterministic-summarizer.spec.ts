@@ -311,6 +311,34 @@ describe('summarizeDeterministic', () => {
     expect(tight.sections.userRequests[0]!.length).toBeLessThan(r.sections.userRequests[0]!.length);
   });
 
+  it('a web lookup is a line of Commands run with what it found; its query is prose, not code symbols', () => {
+    const search = call('WebSearch', { query: 'prisma cursor pagination findMany example' });
+    const fetchDocs = call('WebFetch', { url: 'https://expressjs.com/en/api.html', prompt: 'how to set headers' });
+    const broken = call('web_fetch', { url: 'https://example.invalid/x' });
+    const r = summarizeDeterministic({
+      messages: [
+        ask('Add cursor pagination and a total count header.'),
+        say('', search),
+        answer(
+          search,
+          'Links: [{"title":"Pagination","url":"https://www.prisma.io/docs/orm/prisma-client/queries/pagination"}]\nPrisma supports cursor-based pagination.',
+        ),
+        say('', fetchDocs),
+        answer(fetchDocs, '\nUse res.set(field, value) or res.header().'),
+        say('', broken),
+        { ...answer(broken, 'Error: getaddrinfo ENOTFOUND example.invalid'), isError: true },
+      ],
+      maxChars: 4000,
+    });
+    expect(r.sections.commandsRun).toEqual([
+      '`WebSearch "prisma cursor pagination findMany example"` → ok: https://www.prisma.io/docs/orm/prisma-client/queries/pagination',
+      '`WebFetch https://expressjs.com/en/api.html` → ok: Use res.set(field, value) or res.header().',
+      '`web_fetch https://example.invalid/x` → error: Error: getaddrinfo ENOTFOUND example.invalid',
+    ]);
+    // `findMany` is code; `prisma`, `cursor`, `pagination`, `example` are the query's words.
+    expect(r.sections.codeSymbols).toEqual(['findMany']);
+  });
+
   it("a person's list of requirements is kept whole while the note has room, not cut to its first and last items", () => {
     const spec = [
       'Please add rate limiting to the API. Requirements:',

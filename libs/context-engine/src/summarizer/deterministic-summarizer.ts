@@ -26,6 +26,7 @@ import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { ErrorsSeen, formatError } from './errors-seen';
 import { isPartialResult } from './pruned-result';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
+import { isWebTool, webLookupGist, webLookupLabel } from './web-lookup';
 import {
   activitiesOf,
   changesAllOrNothing,
@@ -451,6 +452,17 @@ function absorbMessages(
       // A sub-agent's report is the agent's own findings, delegated: read as its text is (and the files it names).
       if (call && line === undefined && isSubAgentReport(call.call.name, call.activity))
         absorbReport(model, launchLabel(call.call, call.activity), m.content, rank);
+      // A web lookup: what it asked and what it found (its first link, or its first line).
+      else if (call && call.activity.command === undefined && isWebTool(call.call.name)) {
+        const gist = line === undefined ? webLookupGist(m.content) : undefined;
+        addCommand(
+          model,
+          webLookupLabel(call.call),
+          rank,
+          1,
+          line !== undefined ? `error: ${clipError(line, LIMITS.earlierOutcome)}` : gist ? `ok: ${gist}` : 'ok',
+        );
+      }
       if (call?.activity.command !== undefined) {
         const entry = model.commands.get(commandOf(call.activity));
         if (entry && outcome) ranAgain(entry, outcome.text, outcome.ok);

@@ -1,4 +1,5 @@
 import { parseArguments as parseToolArguments, type ToolActivity } from './tool-activity';
+import { isWebTool } from './web-lookup';
 
 /**
  * What a text or a tool call names: symbols of code (in prose, in what a call writes or searches for) and file
@@ -89,9 +90,13 @@ export function namesOfCall(
       if (name && !KEYWORDS.has(name)) names.push(name);
     }
   }
+  // A web search's query is prose: only its names of code (`findMany`), not its words.
+  const web = isWebTool(call.name);
   for (const key of PATTERN_ARGS) {
     const v = args[key];
-    if (typeof v === 'string') for (const part of v.split(/\\?\||\s+/)) names.push(part.replace(/^\\b|\\b$/g, ''));
+    if (typeof v !== 'string') continue;
+    for (const part of v.split(/\\?\||\s+/))
+      if (!web || CODE_LIKE.test(part)) names.push(part.replace(/^\\b|\\b$/g, ''));
   }
   const grep = command !== undefined ? /^\s*(?:grep|rg|ag|git grep)\b(.*)$/.exec(command) : null;
   if (grep) {

@@ -1,0 +1,45 @@
+import type { ToolCall } from '../model/message';
+import { parseArguments } from './tool-activity';
+
+/**
+ * A call that looked something up on the web (Claude Code's `WebSearch` and `WebFetch`, Gemini CLI's
+ * `google_web_search` and `web_fetch`, Codex's `web_search`): what it asked and what it found are knowledge a later
+ * step builds on (a documentation page, an API), and its query is prose, not names of code.
+ */
+export const isWebTool = (name: string): boolean => /web_?(?:search|fetch)|google|fetch_?url|read_?url/i.test(name);
+
+const QUERY_KEYS = ['query', 'q', 'search_term', 'search'];
+const URL_KEYS = ['url', 'urls'];
+const URL = /\bhttps?:\/\/[^\s"'<>)\]]+/;
+
+/** The call as a line of Commands run: `WebSearch "prisma cursor pagination"`, `WebFetch https://…/api.html`. */
+export function webLookupLabel(call: ToolCall): string {
+  const args = parseArguments(call.arguments) ?? {};
+  for (const key of URL_KEYS) {
+    const v = args[key];
+    const url = typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
+    if (url) return `${call.name} ${url.length > 120 ? `${url.slice(0, 119)}…` : url}`;
+  }
+  for (const key of QUERY_KEYS) {
+    const v = args[key];
+    if (typeof v === 'string' && v.trim() !== '')
+      return `${call.name} "${v.trim().length > 100 ? `${v.trim().slice(0, 99)}…` : v.trim()}"`;
+  }
+  return call.name;
+}
+
+/**
+ * What a lookup found, in a few words: a search's first link (the page a later fetch or answer cites), else the first
+ * line of prose of what it returned.
+ */
+export function webLookupGist(result: string, max = 120): string | undefined {
+  const link = URL.exec(result.slice(0, 20_000))?.[0];
+  if (link) return link.length > max ? `${link.slice(0, max - 1)}…` : link;
+  const line = result
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => /[A-Za-z]{3}/.test(l));
+  if (line === undefined) return undefined;
+  const flat = line.replace(/\s+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
