@@ -1,7 +1,8 @@
 import type { ChatMessage, ToolCall } from '../model/message';
 import { handlesText, isSubAgentTool, launchHandles, launchLabel } from './background';
-import { fileHeadingAbove } from './names';
+import { fileHeadingAbove, PLACE_IN_FILE } from './names';
 import { keptFailureOf, prunedFailure, prunedKept } from './pruned-result';
+import { flat, oneLine } from './text';
 import { parseArguments, type ToolActivity } from './tool-activity';
 
 /**
@@ -87,10 +88,11 @@ const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*$/m;
  * Commands for which exit status 1 means "nothing found" or "no", not failure: searches, comparisons, tests, and
  * probes of what runs or exists (`lsof -i :9000`, `pgrep node`, `which rg`, `command -v uv`).
  */
-const SEARCH_COMMAND =
-  /^\s*(?:grep|egrep|fgrep|rg|ag|find|diff|cmp|test|\[|git diff|git grep|lsof|pgrep|pidof|which|command -v|type)\b/;
 /** A search of files' contents: what it prints are lines of the files. */
 const FILE_SEARCH = /^\s*(?:grep|egrep|fgrep|rg|ag|ack|git grep)\b/;
+const SEARCH_COMMAND = new RegExp(
+  `${FILE_SEARCH.source}|^\\s*(?:find|diff|cmp|test|\\[|git diff|lsof|pgrep|pidof|which|command -v|type)\\b`,
+);
 /** `xargs` running a search: its 123 is a run of the search that found nothing (or failed). */
 const XARGS_SEARCH = /^\s*xargs\b(?:\s+-\S+)*\s+(?:grep|egrep|fgrep|rg)\b/;
 
@@ -290,11 +292,6 @@ export function testCountsOf(text: string): string | undefined {
   return undefined;
 }
 
-const clipLine = (s: string, max: number): string => {
-  const line = flat(s);
-  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
-};
-
 /**
  * The line of a failed result that says what went wrong: a Python traceback's is its last, the exception and its
  * message (`AttributeError: …`), not its `Traceback (most recent call last):` opening; a test runner's bare verdict
@@ -306,13 +303,14 @@ const clipLine = (s: string, max: number): string => {
 export function tellingErrorLine(result: ChatMessage, errorLine: string): string {
   const told = tellingLine(result, errorLine);
   // Where it was raised, when the line does not say (a compiler's `file:line:` does).
-  if (PLACED.test(told)) return told;
-  const site = raisedAt(nonEmptyLines(unwrappedResult(result).content).slice(-400));
+  if (placed(told)) return told;
+  // (Its innermost frames are near its end: the last 400 lines of its last 50,000 characters are read.)
+  const site = raisedAt(nonEmptyLines(unwrappedResult(result).content.slice(-50_000)).slice(-400));
   return site === undefined ? told : `${told}${siteSuffix(site)}`;
 }
 
 /** A line that already names a place in a file (`src/a.ts:12`, `a.cs(5,13)`, `line 12`). */
-const PLACED = /\.\w{1,10}(?::\d+|\(\d+,\d+\)|", line \d+)|\bline \d+/;
+const placed = (line: string): boolean => PLACE_IN_FILE.test(line) || /\bline \d+/.test(line);
 /** How an error line names where it was raised: ` (at app/config.py:12)`, stripped back by `withoutSite`. */
 const siteSuffix = (site: string): string => ` (at ${site})`;
 const SITE_SUFFIX = / \(at [^()]+:\d+\)$/;
@@ -322,7 +320,7 @@ export const withoutSite = (line: string): string => line.replace(SITE_SUFFIX, '
 export function clipError(line: string, max: number): string {
   const flatLine = flat(line);
   if (flatLine.length <= max) return flatLine;
-  return clipLine(withoutSite(flatLine), max);
+  return oneLine(withoutSite(flatLine), max);
 }
 
 /**
@@ -419,9 +417,6 @@ function tellingLine(result: ChatMessage, errorLine: string): string {
   return `${(listed ? head.replace(/\.\s.*$/, '') : head).replace(/\s*:$/, '')}: ${how}`;
 }
 
-/** A line with its runs of white space one space, trimmed: how the lines of an output are matched to an error line. */
-const flat = (line: string): string => line.replace(/\s+/g, ' ').trim();
-
 /** The line under the one that reads `head` (flat), if any. */
 function lineUnder(lines: readonly string[], head: string): string | undefined {
   const at = lines.findIndex((l) => flat(l) === head);
@@ -483,7 +478,7 @@ function howTestFailed(lines: readonly string[]): string | undefined {
       const j = lines.slice(i + 1, i + 12).findIndex((r) => REASON_LINE.test(r));
       if (j < 0) return jest[1]!.trim();
       const values = lines.slice(i + 2 + j, i + 6 + j).filter((r) => COMPARED_VALUE.test(r));
-      return `${jest[1]!.trim()}: ${lines[i + 1 + j]!.trim()}${values.length > 0 ? ` (${values.map((v) => clipLine(v, 80)).join('; ')})` : ''}`;
+      return `${jest[1]!.trim()}: ${lines[i + 1 + j]!.trim()}${values.length > 0 ? ` (${values.map((v) => oneLine(v, 80)).join('; ')})` : ''}`;
     }
     if (/\bpanicked at\b/.test(l)) return l.trim().endsWith(':') && next(i) ? `${l.trim()} ${next(i)}` : l.trim();
     if (/^E\s{2,}\S/.test(l)) return l.slice(1).trim();
@@ -515,7 +510,7 @@ export function callOutcome(
   const pruned = prunedFailure(result.content, result.isError);
   if (pruned !== null) {
     const commit = pruned === undefined ? commitLineOf(activity, result) : undefined;
-    return { ok: pruned === undefined, text: pruned ?? (commit ? `ok: ${clipLine(commit, 60)}` : 'ok') };
+    return { ok: pruned === undefined, text: pruned ?? (commit ? `ok: ${oneLine(commit, 60)}` : 'ok') };
   }
   const lines = nonEmptyLines(result.content);
   const tests = activity?.command !== undefined ? testCountsOf(result.content) : undefined;
@@ -543,10 +538,10 @@ export function callOutcome(
   const exit = activity?.command !== undefined ? exitCodeOf(lines) : undefined;
   if (exit) return { ok: true, text: `no match (exit ${exit.code})` };
   const commit = commitLineOf(activity, result);
-  if (commit) return { ok: true, text: `ok: ${clipLine(commit, 60)}` };
+  if (commit) return { ok: true, text: `ok: ${oneLine(commit, 60)}` };
   const printed = activity?.command !== undefined ? outputLines(result.content) : [];
   const git = gitStateOf(activity?.command, printed);
-  if (git !== undefined) return { ok: true, text: `ok: ${clipLine(git, 80)}` };
+  if (git !== undefined) return { ok: true, text: `ok: ${oneLine(git, 80)}` };
   // One line is the answer (`pwd`, `which python`, `git branch --show-current`, `cat .nvmrc`); not an `ok`, a
   // harness's note in parentheses (pi's `(no output)`), what the command itself says (`… && echo "Fixed a.ts"`), nor
   // a line a search found in a file (`grep "constructor" a.ts`: its code).
@@ -572,7 +567,7 @@ export function callOutcome(
       VERDICT.test(last) &&
       // Nor a code line, nor a numbered line of a file view (an editor tool shows the file it changed).
       !CODE_LINE.test(last);
-    return { ok: true, text: verdict ? `ok: ${clipLine(last, 80)}` : 'ok' };
+    return { ok: true, text: verdict ? `ok: ${oneLine(last, 80)}` : 'ok' };
   }
   return { ok: true, text: lines.length === 1 && lines[0]!.length <= 80 ? `ok: ${lines[0]!.trim()}` : 'ok' };
 }
@@ -582,7 +577,8 @@ export function callOutcome(
  * 2 modified, 1 untracked`), the latest commit (a log's first line, not its oldest).
  */
 function gitStateOf(command: string | undefined, printed: readonly string[]): string | undefined {
-  const git = command === undefined ? undefined : /^\s*(?:cd\s+\S+\s*&&\s*)?git\s+(status|log)\b/.exec(command);
+  // (A leading `cd dir &&` is not part of an activity's command.)
+  const git = command === undefined ? undefined : /^\s*git\s+(status|log)\b/.exec(command);
   if (!git || printed.length === 0) return undefined;
   if (git[1] === 'log') {
     // `--oneline`'s `3f2a9c1 Fix the parser`, or the full form's `commit <hash>` with the subject under it.
@@ -672,7 +668,7 @@ const rankOf = (key: string): number => {
 /** `path=…, pattern=…`: the useful arguments first, file paths whole, noise and defaults left out. */
 export function describeArguments(call: ToolCall, skip: ReadonlySet<string> = new Set()): string {
   const args = parseArguments(call.arguments);
-  if (!args) return clipLine(call.arguments, 80);
+  if (!args) return oneLine(call.arguments, 80);
   const parts: { rank: number; text: string }[] = [];
   for (const [key, value] of Object.entries(args)) {
     if (skip.has(key) || NOISE_KEYS.test(key) || value === false || value === null || value === '') continue;
@@ -683,7 +679,7 @@ export function describeArguments(call: ToolCall, skip: ReadonlySet<string> = ne
       continue;
     }
     const raw = typeof value === 'string' ? value : JSON.stringify(value);
-    const text = rank === 0 ? shortenPath(raw.trim()) : clipLine(raw, rank <= 2 ? 160 : 60);
+    const text = rank === 0 ? shortenPath(raw.trim()) : oneLine(raw, rank <= 2 ? 160 : 60);
     parts.push({ rank, text: `${key}=${text}` });
   }
   return parts
@@ -701,7 +697,7 @@ export function describeArguments(call: ToolCall, skip: ReadonlySet<string> = ne
 export function describeCall(call: ToolCall, activity: ToolActivity, outcome: CallOutcome): string {
   let head: string;
   if (activity.command !== undefined) {
-    head = `${call.name} \`${clipLine(activity.command, 200)}\``;
+    head = `${call.name} \`${oneLine(activity.command, 200)}\``;
     if (activity.changesUnnamed) head = `${head} on ${shortenPath(activity.changesUnnamed)}`;
   } else if (activity.files[0]) {
     const file = activity.files[0].path;

@@ -26,6 +26,7 @@ import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { ErrorsSeen, formatError } from './errors-seen';
 import { isPartialResult } from './pruned-result';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
+import { oneLine } from './text';
 import { isWebTool, webLookupGist, webLookupLabel } from './web-lookup';
 import {
   activitiesOf,
@@ -140,11 +141,6 @@ const SHARES: Readonly<Record<keyof SummarySections, number>> = {
 
 // ---------------------------------------------------------------------------------------------------
 // Text helpers
-
-const oneLine = (s: string, max: number): string => {
-  const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
-};
 
 /**
  * What a person asked, in at most `max` characters: without the reminders a harness puts into their message

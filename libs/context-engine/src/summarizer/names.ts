@@ -220,7 +220,7 @@ export function fileHeadingAbove(lines: readonly string[], at: number): string |
 /** A line that says what failed. */
 const FAILURE_WORD = /\b(?:error|failed|failure|exception|traceback|panic|fatal)\b/i;
 /** A line that points at a place in a file (`src/a.ts:12:5`, `a.ts(12,5)`, `File "a.py", line 12`). */
-const FAILURE_LINE = /\.\w{1,10}(?::\d+|\(\d+,\d+\))|", line \d+/;
+export const PLACE_IN_FILE = /\.\w{1,10}(?::\d+|\(\d+,\d+\))|", line \d+/;
 /** A compiler's or a linter's line that is not the failure (`src/a.c:10:5: warning: unused variable`). */
 const NOT_FAILURE = /\b(?:warning|warn|note|hint|info)\b/i;
 
@@ -236,7 +236,7 @@ export function filesOfFailure(text: string): string[] {
   const lines = wholeLines(ends).split('\n');
   lines.forEach((line, at) => {
     const failing = FAILURE_WORD.test(line);
-    if (!failing && (!FAILURE_LINE.test(line) || NOT_FAILURE.test(line))) return;
+    if (!failing && (!PLACE_IN_FILE.test(line) || NOT_FAILURE.test(line))) return;
     const named = [...line.matchAll(NAMED_FILE)].map((m) => m[0].replace(/^\.\//, ''));
     // A report's problem line under its file's heading names the file by it.
     const heading = named.length === 0 && failing ? fileHeadingAbove(lines, at) : undefined;

@@ -1,4 +1,5 @@
 import type { ToolCall } from '../model/message';
+import { oneLine } from './text';
 import { parseArguments } from './tool-activity';
 
 /**
@@ -18,12 +19,11 @@ export function webLookupLabel(call: ToolCall): string {
   for (const key of URL_KEYS) {
     const v = args[key];
     const url = typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
-    if (url) return `${call.name} ${url.length > 120 ? `${url.slice(0, 119)}…` : url}`;
+    if (url) return `${call.name} ${oneLine(url, 120)}`;
   }
   for (const key of QUERY_KEYS) {
     const v = args[key];
-    if (typeof v === 'string' && v.trim() !== '')
-      return `${call.name} "${v.trim().length > 100 ? `${v.trim().slice(0, 99)}…` : v.trim()}"`;
+    if (typeof v === 'string' && v.trim() !== '') return `${call.name} "${oneLine(v, 100)}"`;
   }
   return call.name;
 }
@@ -34,12 +34,7 @@ export function webLookupLabel(call: ToolCall): string {
  */
 export function webLookupGist(result: string, max = 120): string | undefined {
   const link = URL.exec(result.slice(0, 20_000))?.[0];
-  if (link) return link.length > max ? `${link.slice(0, max - 1)}…` : link;
-  const line = result
-    .split('\n')
-    .map((l) => l.trim())
-    .find((l) => /[A-Za-z]{3}/.test(l));
-  if (line === undefined) return undefined;
-  const flat = line.replace(/\s+/g, ' ');
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  if (link) return oneLine(link, max);
+  const line = result.split('\n').find((l) => /[A-Za-z]{3}/.test(l));
+  return line === undefined ? undefined : oneLine(line, max);
 }
