@@ -13,6 +13,9 @@
  *    the repetitions (one session per repetition, different seeds). Flat: the 10,000 / 100 ratio stays near 1.
  * 2. Replay of ../shared/data/sessions.jsonl (parse + validate + replay + report) as a ratio to merely
  *    JSON.parse-ing each line of the same file, interleaved in the same run, median of the repetitions.
+ * 3. The worst case of the focused truncation: a 2M-token window session holding three ~0.9 MB outputs, each
+ *    followed by a write of 2,000 lines (quoting the output, or naming identifiers it lacks), then reads until the
+ *    threshold; the wall ms of the append whose compaction truncates all three, median of the repetitions.
  *
  * Prints a table and writes bench/results/engine.json.
  */
@@ -23,7 +26,7 @@ import Table from 'cli-table3';
 import { Command, InvalidArgumentError } from 'commander';
 import { ENGINE_VERSION, type ChatMessage, type SessionConfig } from '@ctxledger/context-engine';
 import { appendAndCompact, newTally, replayText, startSession, type ReplayOptions } from '../tools/replay/replay';
-import { syntheticSession } from './synthetic';
+import { hugeOutputSession, syntheticSession } from './synthetic';
 
 // ---------------------------------------------------------------------------------------------------
 // Measurements
@@ -266,6 +269,24 @@ function main(argv: readonly string[]): void {
     };
   });
 
+  // The worst case of the focused truncation: the slowest append (the one that compacts) of each session.
+  const hugeConfig: SessionConfig = { provider: 'anthropic', contextWindow: 2_000_000, maxOutputTokens: 32_000 };
+  const hugeResults = [true, false].map((quoting) => {
+    const messages = hugeOutputSession(3, quoting, 40);
+    const runs = Array.from({ length: o.reps }, (_, r) => {
+      process.stderr.write(`  huge outputs, ${quoting ? 'quoting' : 'naming'} writes: repetition ${r + 1}/${o.reps}\n`);
+      const run = timeAppends(messages, hugeConfig, 1);
+      const slowest = run.times.reduce((a, x, i) => (x > run.times[a]! ? i : a), 0);
+      return { slowestMs: run.times[slowest]! / 1000, compacted: run.compactions[slowest]! > 0 };
+    });
+    return {
+      writes: quoting ? 'quote 2,000 lines of the output' : 'name 6,000 identifiers the output lacks',
+      medianSlowestAppendMs: median(runs.map((r) => r.slowestMs)),
+      slowestAppendCompacted: runs.every((r) => r.compacted),
+      chars: messages.reduce((a, m) => a + m.content.length + (m.toolCalls?.[0]?.arguments.length ?? 0), 0),
+    };
+  });
+
   const t1 = new Table({
     head: [
       'per-append cost',
@@ -320,8 +341,24 @@ function main(argv: readonly string[]): void {
       `${r.ratioToJsonParseWall.toFixed(1)}×`,
     ]);
   }
+  const t3 = new Table({
+    head: [
+      'three ~0.9 MB outputs, each followed by a write that…',
+      'session chars',
+      'the compacting append: median wall ms',
+    ],
+    style: { head: [], border: [] },
+  });
+  for (const h of hugeResults) {
+    t3.push([
+      h.writes,
+      h.chars.toLocaleString('en'),
+      `${h.medianSlowestAppendMs.toFixed(0)}${h.slowestAppendCompacted ? '' : ' (did not compact!)'}`,
+    ]);
+  }
   console.log(t1.toString());
   console.log(t2.toString());
+  console.log(t3.toString());
   console.log(
     `(load average ${loadavg()
       .map((x) => x.toFixed(1))
@@ -348,6 +385,7 @@ function main(argv: readonly string[]): void {
       parseRuns: parse,
       modes: replayResults,
     },
+    hugeOutputs: { config: hugeConfig, repetitions: o.reps, modes: hugeResults },
   };
   mkdirSync(dirname(o.out), { recursive: true });
   writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);

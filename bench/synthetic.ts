@@ -91,3 +91,50 @@ export function syntheticSession(n: number, seed: number): ChatMessage[] {
   }
   return out;
 }
+
+/**
+ * A long-window session's worst case for the focused truncation: `outputs` tool results of ~0.9 MB (a build log,
+ * 12,000 numbered lines), each followed by a write of 2,000 lines — `quoting` them from the log, or naming 6,000
+ * identifiers the log does not have — then `filler` pairs of reads. Every output is over the truncation limits, so
+ * the compaction that the filler triggers truncates each of them, reading its reaction for the lines that mattered.
+ */
+export function hugeOutputSession(outputs: number, quoting: boolean, filler: number): ChatMessage[] {
+  const out: ChatMessage[] = [{ role: 'user', content: 'Build it and fix what fails.' }];
+  for (let k = 0; k < outputs; k++) {
+    const log = Array.from(
+      { length: 12_000 },
+      (_, i) => `${i + 1}: [step ${k}] compiled module_${i % 500}/unit_${i}.ts in ${(i * 7) % 97} ms (cache ${i % 3})`,
+    );
+    const content = quoting
+      ? log.slice(6000, 8000).join('\n')
+      : Array.from({ length: 2000 }, (_, i) => `const renamed${k}_${i} = helperNumber${i}(argumentValue${i});`).join(
+          '\n',
+        );
+    out.push(
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: `b${k}`, name: 'bash', arguments: '{"command":"make all"}' }],
+      },
+      { role: 'tool', toolCallId: `b${k}`, toolName: 'bash', content: log.join('\n') },
+      {
+        role: 'assistant',
+        content: `Writing the fix for step ${k}.`,
+        toolCalls: [{ id: `w${k}`, name: 'write', arguments: JSON.stringify({ path: `src/fix_${k}.ts`, content }) }],
+      },
+      { role: 'tool', toolCallId: `w${k}`, toolName: 'write', content: `Wrote src/fix_${k}.ts` },
+    );
+  }
+  for (let k = 0; k < filler; k++) {
+    const body = Array.from({ length: 400 }, (_, i) => `${i + 1}\texport const value_${k}_${i} = ${i * k};`).join('\n');
+    out.push(
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: `r${k}`, name: 'read', arguments: `{"path":"src/f${k}.ts"}` }],
+      },
+      { role: 'tool', toolCallId: `r${k}`, toolName: 'read', content: body },
+    );
+  }
+  return out;
+}

@@ -59,6 +59,42 @@ describe('focusOf: what the agent pointed at in a result', () => {
       }),
     );
   });
+  it('quotes exactly the reaction lines the result contains, searching only those whose words it has (property)', () => {
+    const piece = fc.constantFrom('alpha', 'beta_2', 'gamma$', 'x', ' ', '.', '(', ') ', ': ', '9', '→', '= ');
+    const line = fc.array(piece, { minLength: 1, maxLength: 12 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 30 }),
+        fc.array(fc.oneof(line, fc.nat(1000)), { maxLength: 30 }),
+        (resultLines, picks) => {
+          const result = resultLines.join('\n');
+          // Lines of the result (whole, or a part of one), and lines of its own.
+          const reactionLines = picks.map((p) => {
+            if (typeof p === 'string') return p;
+            const from = resultLines[p % resultLines.length]!;
+            return from.slice(p % 3, from.length - (p % 2));
+          });
+          const naive = [...new Set(reactionLines.map((l) => l.trim()))].filter(
+            (l) => l.length >= 12 && result.includes(l),
+          );
+          expect(focusOf(result, reactionLines.join('\n')).quoted).toEqual(naive.slice(0, 40));
+        },
+      ),
+    );
+  });
+
+  it('finds a dotted name whose every piece is a word of the result', () => {
+    const text = ['import os', 'p = os.path.join(root, name)', ...Array.from({ length: 20 }, (_, i) => `x_${i}`)];
+    expect(focusOf(text.join('\n'), 'Use `os.path.join` here; `os.path.exists` is not called.').terms).toEqual([
+      'os.path.join',
+    ]);
+  });
+
+  it('quotes the first 40 lines the reaction quotes, however many it quotes', () => {
+    const file = Array.from({ length: 300 }, (_, i) => `    const value_${i} = compute(${i}, "argument");`);
+    const quoted = focusOf(file.join('\n'), file.slice(100, 200).join('\n')).quoted;
+    expect(quoted).toEqual(file.slice(100, 140).map((l) => l.trim()));
+  });
 });
 
 describe('truncateFocused', () => {

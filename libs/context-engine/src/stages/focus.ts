@@ -24,6 +24,8 @@ export interface Focus {
 export const NO_FOCUS: Focus = { terms: [], quoted: [], lineNumbers: [] };
 
 const IDENTIFIER = /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*/g;
+/** A word of a text: a whole-word occurrence of a term (or of each piece of a dotted one) is one of these. */
+const WORD = /[A-Za-z_$][\w$]*/g;
 /** Words of prose that say nothing about which line mattered. */
 const COMMON = new Set(
   (
@@ -38,6 +40,10 @@ const NUMBERED_LINE = /^\s*(\d{1,7})(?:[:\t→|]|\s{1,2}\S)/;
 const NUMBER = /(?<![\w.])\d{1,7}(?![\w.])/g;
 /** Terms read from a reaction at most (the first it names): bounds the work on a long output. */
 const MAX_TERMS = 40;
+/** Quoted lines kept at most (the first the reaction quotes): truncation opens 8 windows at most. */
+const MAX_QUOTED = 40;
+/** Searches of the result for a quoted line at most: each reads up to the whole result. */
+const MAX_QUOTE_SEARCHES = 200;
 /**
  * A longer output (a log of megabytes) is cut head+tail: reading it for the pointed-at lines took 0.1–0.2 s per
  * megabyte on an idle 2-core machine (0.3 s loaded) with 40 terms each in many lines, more than a line or two of it
@@ -52,8 +58,11 @@ const MAX_FOCUS_CHARS = 1_000_000;
 export function focusOf(result: string, reaction: string, call = ''): Focus {
   if (result.length > MAX_FOCUS_CHARS) return NO_FOCUS;
   const lines = result.split('\n');
+  // A term or a quoted line whose whole words are not words of the result cannot be in it: no search for those (a
+  // reaction that writes a long file names thousands, and each search reads the whole result).
+  const words = new Set(result.match(WORD));
   const named = [...new Set(reaction.match(IDENTIFIER) ?? [])].filter(
-    (t) => t.length >= 4 && !COMMON.has(t.toLowerCase()),
+    (t) => t.length >= 4 && !COMMON.has(t.toLowerCase()) && t.split('.').every((w) => words.has(w)),
   );
   // The first MAX_TERMS of them the result contains are the candidates (the search stops there).
   const found = linesOfTerms(result, named, MAX_TERMS);
@@ -62,14 +71,7 @@ export function focusOf(result: string, reaction: string, call = ''): Focus {
     const df = found.get(t)!.length;
     return df < 3 || df <= lines.length / 5;
   });
-  const quoted = [
-    ...new Set(
-      reaction
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l.length >= 12 && result.includes(l)),
-    ),
-  ];
+  const quoted = quotedLines(result, reaction, words);
   const cited = new Set([...`${call}\n${reaction}`.matchAll(NUMBER)].map((m) => Number(m[0])));
   const numbered = new Set<number>();
   if (cited.size > 0)
@@ -80,6 +82,32 @@ export function focusOf(result: string, reaction: string, call = ''): Focus {
   const lineNumbers = [...cited].filter((n) => numbered.has(n));
   const termLines = terms.length ? new Map(terms.map((t) => [t, found.get(t)!])) : undefined;
   return { terms, quoted, lineNumbers, ...(termLines && { termLines }) };
+}
+
+/**
+ * The lines of `reaction` (trimmed, ≥ 12 characters, each once, in order) that `result` contains, the first
+ * MAX_QUOTED of them. A line with a whole word (one within the line, not at its edges) that is none of the result's
+ * `words` is not searched for.
+ */
+function quotedLines(result: string, reaction: string, words: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  let searches = 0;
+  for (const line of new Set(reaction.split('\n').map((l) => l.trim()))) {
+    if (out.length >= MAX_QUOTED || searches >= MAX_QUOTE_SEARCHES) break;
+    if (line.length < 12 || !innerWordsIn(line, words)) continue;
+    searches++;
+    if (result.includes(line)) out.push(line);
+  }
+  return out;
+}
+
+/** Whether every word standing whole inside `line` (not touching its start or end) is one of `words`. */
+function innerWordsIn(line: string, words: ReadonlySet<string>): boolean {
+  for (const m of line.matchAll(WORD)) {
+    const end = m.index + m[0].length;
+    if (m.index > 0 && !isWordChar(line.charCodeAt(m.index - 1)) && end < line.length && !words.has(m[0])) return false;
+  }
+  return true;
 }
 
 /**
