@@ -48,6 +48,12 @@ describe('what an assistant says in prose', () => {
     ]);
   });
 
+  it('todoLinesOf reads a bold line as a heading, with or without its colon inside the bold', () => {
+    const text = ['**Next steps (WP17-WP20):**', '- WP17: move the components', '- WP20: final cleanup', 'Done.'];
+    expect(todoLinesOf(text.join('\n'))).toEqual(['WP17: move the components', 'WP20: final cleanup']);
+    expect(todoLinesOf(['**Still to do**', '1. wire the CLI'].join('\n'))).toEqual(['wire the CLI']);
+  });
+
   it('closingQuestionsOf keeps the questions among the last three sentences only', () => {
     expect(closingQuestionsOf('Is this early? One. Two. Three. Shall I commit it?')).toEqual(['Shall I commit it?']);
     expect(closingQuestionsOf('Done. All tests pass.')).toEqual([]);

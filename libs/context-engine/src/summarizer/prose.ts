@@ -63,7 +63,8 @@ export function closingQuestionsOf(text: string): string[] {
 const TODO_WORDS =
   /\b(?:next(?: steps?| is| up)?|todo|to-do|remaining|still (?:need|to)|pending|follow[- ]ups?|not yet)\b/i;
 const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)])\s+/;
-const HEADERISH = /^\s*#+\s|:\s*$/;
+/** A heading: Markdown's `#`, a line ending in a colon, or a line all bold (`**Next steps (WP17-WP20):**`). */
+const HEADERISH = /^\s*#+\s|:\s*(?:\*\*|__)?\s*$|^\s*(?:\*\*|__)[^*_]+(?:\*\*|__)\s*$/;
 
 export function todoLinesOf(text: string): string[] {
   const out: string[] = [];
