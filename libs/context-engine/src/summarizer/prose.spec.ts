@@ -29,6 +29,20 @@ describe('what an assistant says in prose', () => {
     ]);
   });
 
+  it('decisionsOf leaves out short sentences that name nothing, and a sentence cut at its colon', () => {
+    const text = [
+      'That should work.',
+      'Let me take a different approach.',
+      'The issue is likely that:',
+      'Use InteractiveMode instead of TuiRenderer.',
+      'The color should be a function!',
+    ].join('\n');
+    expect(decisionsOf(text, 200)).toEqual([
+      'Use InteractiveMode instead of TuiRenderer.',
+      'The color should be a function!',
+    ]);
+  });
+
   it('todoLinesOf takes open checkboxes, to-do sentences and the items under a to-do heading', () => {
     const text = [
       '- [x] done already',

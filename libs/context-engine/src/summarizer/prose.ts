@@ -23,6 +23,11 @@ export const proseOf = (text: string): string =>
 /** Sentences that read like prose, not code: start with a letter, no statement punctuation at the end. */
 const isProse = (s: string): boolean => /^[A-Za-z`"']/.test(s) && !/[;{}]\s*$/.test(s) && !/^\w+(?:\.\w+)+\(/.test(s);
 
+/** A name, a number, a path, a quote: what makes a sentence about this work rather than any. */
+const SPECIFIC = /[`"'\d/]|[a-z][A-Z]|\w[_.]\w/;
+/** A short sentence naming nothing (`That should work.`, `Take a different approach.`): a mood, not a decision. */
+const saysNothing = (s: string): boolean => s.split(/\s+/).length <= 5 && !SPECIFIC.test(s);
+
 export function decisionsOf(text: string, maxLength: number): string[] {
   return proseOf(text)
     .split(/\n+|(?<=[.!?])\s+(?=[A-Z`*_"'(])/)
@@ -39,9 +44,10 @@ export function decisionsOf(text: string, maxLength: number): string[] {
         isProse(s) &&
         (DECISION.test(s) || FINDING.test(s)) &&
         !s.endsWith('?') &&
-        !/\b(?:should|will|would|must|need to|want to|to|I)\s*:$/i.test(s),
+        !/\b(?:should|will|would|must|need to|want to|to|I|is|are|was|were|that|follows)\s*:$/i.test(s),
     )
     .map((s) => s.replace(/^(?:now,? )?(?:let me |let's |i'll )/i, '').replace(/:$/, '.'))
+    .filter((s) => !saysNothing(s))
     .map((s) => s.charAt(0).toUpperCase() + s.slice(1));
 }
 
