@@ -47,8 +47,10 @@ describe('focusOf: what the agent pointed at in a result', () => {
     const sep = fc.constantFrom(' ', '.', '(', '→', '_', '1', ': ', '\n', 'é');
     const text = fc.array(fc.oneof(word, sep), { maxLength: 80 }).map((parts) => parts.join(''));
     fc.assert(
-      fc.property(text, fc.constantFrom('alpha', 'beta_2', 'Delta'), (t, term) => {
-        const reaction = `${term} ${'filler '.repeat(3)}`;
+      fc.property(text, fc.constantFrom('alpha', 'beta_2', 'Delta'), fc.boolean(), (t, term, many) => {
+        // With many names (most not in the text), the text's words screen them before the search.
+        const others = many ? Array.from({ length: 30 }, (_, i) => `name${i} alpha.x${i}`).join(' ') : '';
+        const reaction = `${term} ${'filler '.repeat(3)}${others}`;
         const lines = t.split('\n');
         const whole = new RegExp(`(?<![A-Za-z0-9_$])${term.replace('$', '\\$')}(?![A-Za-z0-9_$])`);
         const expected = lines.flatMap((l, i) => (whole.test(l) ? [i] : []));
@@ -65,7 +67,11 @@ describe('focusOf: what the agent pointed at in a result', () => {
     fc.assert(
       fc.property(
         fc.array(line, { minLength: 1, maxLength: 30 }),
-        fc.array(fc.oneof(line, fc.nat(1000)), { maxLength: 30 }),
+        // Few lines (each searched for) or many (screened by the result's words first).
+        fc.oneof(
+          fc.array(fc.oneof(line, fc.nat(1000)), { maxLength: 10 }),
+          fc.array(fc.oneof(line, fc.nat(1000)), { minLength: 30, maxLength: 60 }),
+        ),
         (resultLines, picks) => {
           const result = resultLines.join('\n');
           // Lines of the result (whole, or a part of one), and lines of its own.
@@ -85,9 +91,11 @@ describe('focusOf: what the agent pointed at in a result', () => {
 
   it('finds a dotted name whose every piece is a word of the result', () => {
     const text = ['import os', 'p = os.path.join(root, name)', ...Array.from({ length: 20 }, (_, i) => `x_${i}`)];
-    expect(focusOf(text.join('\n'), 'Use `os.path.join` here; `os.path.exists` is not called.').terms).toEqual([
-      'os.path.join',
-    ]);
+    const reaction = 'Use `os.path.join` here; `os.path.exists` is not called.';
+    expect(focusOf(text.join('\n'), reaction).terms).toEqual(['os.path.join']);
+    // The same when the reaction names so many that the result's words screen them first.
+    const many = Array.from({ length: 30 }, (_, i) => `helper_${i}`).join(' ');
+    expect(focusOf(text.join('\n'), `${reaction} ${many}`).terms).toEqual(['os.path.join']);
   });
 
   it('quotes the first 40 lines the reaction quotes, however many it quotes', () => {

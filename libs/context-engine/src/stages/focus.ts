@@ -44,6 +44,8 @@ const MAX_TERMS = 40;
 const MAX_QUOTED = 40;
 /** Searches of the result for a quoted line at most: each reads up to the whole result. */
 const MAX_QUOTE_SEARCHES = 200;
+/** Terms and quotable lines beyond which the result's words screen them before any search. */
+const SCREEN_AFTER = 24;
 /**
  * A longer output (a log of megabytes) is cut head+tail: reading it for the pointed-at lines took 0.1–0.2 s per
  * megabyte on an idle 2-core machine (0.3 s loaded) with 40 terms each in many lines, more than a line or two of it
@@ -58,20 +60,23 @@ const MAX_FOCUS_CHARS = 1_000_000;
 export function focusOf(result: string, reaction: string, call = ''): Focus {
   if (result.length > MAX_FOCUS_CHARS) return NO_FOCUS;
   const lines = result.split('\n');
-  // A term or a quoted line whose whole words are not words of the result cannot be in it: no search for those (a
-  // reaction that writes a long file names thousands, and each search reads the whole result).
-  const words = new Set(result.match(WORD));
   const named = [...new Set(reaction.match(IDENTIFIER) ?? [])].filter(
-    (t) => t.length >= 4 && !COMMON.has(t.toLowerCase()) && t.split('.').every((w) => words.has(w)),
+    (t) => t.length >= 4 && !COMMON.has(t.toLowerCase()),
   );
+  const quotable = [...new Set(reaction.split('\n').map((l) => l.trim()))].filter((l) => l.length >= 12);
+  // Each search reads up to the whole result. Past SCREEN_AFTER of them (a reaction that writes a long file names
+  // thousands), the result's words are collected once, and a term or a line with a word the result lacks is not
+  // searched for.
+  const words = named.length + quotable.length > SCREEN_AFTER ? new Set(result.match(WORD)) : undefined;
+  const searched = words ? named.filter((t) => t.split('.').every((w) => words.has(w))) : named;
   // The first MAX_TERMS of them the result contains are the candidates (the search stops there).
-  const found = linesOfTerms(result, named, MAX_TERMS);
+  const found = linesOfTerms(result, searched, MAX_TERMS);
   const candidates = [...found.keys()];
   const terms = candidates.filter((t) => {
     const df = found.get(t)!.length;
     return df < 3 || df <= lines.length / 5;
   });
-  const quoted = quotedLines(result, reaction, words);
+  const quoted = quotedLines(result, quotable, words);
   const cited = new Set([...`${call}\n${reaction}`.matchAll(NUMBER)].map((m) => Number(m[0])));
   const numbered = new Set<number>();
   if (cited.size > 0)
@@ -85,16 +90,16 @@ export function focusOf(result: string, reaction: string, call = ''): Focus {
 }
 
 /**
- * The lines of `reaction` (trimmed, ≥ 12 characters, each once, in order) that `result` contains, the first
- * MAX_QUOTED of them. A line with a whole word (one within the line, not at its edges) that is none of the result's
- * `words` is not searched for.
+ * The `lines` (of the reaction: trimmed, ≥ 12 characters, each once) that `result` contains, the first MAX_QUOTED of
+ * them. Given the result's `words`, a line with a whole word (one within the line, not at its edges) that is none of
+ * them is not searched for.
  */
-function quotedLines(result: string, reaction: string, words: ReadonlySet<string>): string[] {
+function quotedLines(result: string, lines: readonly string[], words?: ReadonlySet<string>): string[] {
   const out: string[] = [];
   let searches = 0;
-  for (const line of new Set(reaction.split('\n').map((l) => l.trim()))) {
+  for (const line of lines) {
     if (out.length >= MAX_QUOTED || searches >= MAX_QUOTE_SEARCHES) break;
-    if (line.length < 12 || !innerWordsIn(line, words)) continue;
+    if (words && !innerWordsIn(line, words)) continue;
     searches++;
     if (result.includes(line)) out.push(line);
   }
