@@ -56,11 +56,18 @@ describe('toolActivity: the shapes other agents give their calls', () => {
       {},
     );
     expect(heredoc.files.map((f) => f.path)).toEqual(['src/fields.py', 'tests/test_timedelta.py']);
-    const diff = '--- a/lib/x.ts\n+++ b/lib/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/lib/new.ts\n';
+    const diff =
+      '--- a/lib/x.ts\n+++ b/lib/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/lib/new.ts\n' +
+      '--- a/lib/old.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n';
     expect(filesOfPatch(diff)).toEqual([
       { path: 'lib/x.ts', action: 'edit' },
-      { path: 'lib/new.ts', action: 'edit' },
+      { path: 'lib/new.ts', action: 'write' },
+      { path: 'lib/old.ts', action: 'delete' },
     ]);
+    expect(filesOfPatch('*** Begin Patch\n*** Delete File: src/c.ts\n*** End Patch')).toEqual([
+      { path: 'src/c.ts', action: 'delete' },
+    ]);
+    expect(filesOfPatch('+++ b/only/plus.ts\n@@\n+x')).toEqual([{ path: 'only/plus.ts', action: 'edit' }]);
     expect(filesOfPatch('plain text with no headers')).toEqual([]);
   });
 

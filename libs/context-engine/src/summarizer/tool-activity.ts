@@ -595,16 +595,27 @@ function commandText(v: unknown): string | undefined {
 /** One argv word as a shell would read it back: as it is when plain, else in single quotes. */
 const shellWord = (w: string): string => (/^[\w@%+=:,./~-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
 
-const PATCH_HEADER = /^\*\*\* (Add|Update|Delete) File: (.+)$|^\+\+\+ (?:b\/)?(.+?)(?:\t.*)?$/gm;
+const PATCH_HEADER =
+  /^\*\*\* (Add|Update|Delete) File: (.+)$|^--- (?:a\/)?(.+?)(?:\t.*)?\n\+\+\+ (?:b\/)?(.+?)(?:\t.*)?$|^\+\+\+ (?:b\/)?(.+?)(?:\t.*)?$/gm;
+const PATCH_ACTION: Readonly<Record<string, FileAction>> = { Add: 'write', Update: 'edit', Delete: 'delete' };
 
-/** Files a patch's headers name: `*** Update File: src/a.ts` (edit), `*** Add File:` (write), `+++ b/src/a.ts`. */
+/**
+ * Files a patch's headers name: `*** Update File: src/a.ts` (edit), `*** Add File:` (write), `*** Delete File:`
+ * (delete); a unified diff's `--- a/x` / `+++ b/x` (edit), from `/dev/null` (write), to `/dev/null` (delete).
+ */
 export function filesOfPatch(text: string): { path: string; action: FileAction }[] {
   if (!text.includes('*** ') && !text.includes('+++ ')) return [];
   const out: { path: string; action: FileAction }[] = [];
   for (const m of text.matchAll(PATCH_HEADER)) {
-    const path = (m[2] ?? m[3])!.trim();
-    if (path === '/dev/null' || !looksLikePath(path) || out.some((f) => f.path === path)) continue;
-    out.push({ path, action: m[1] === 'Add' ? 'write' : 'edit' });
+    const [, kind, named, from, to, alone] = m;
+    const file =
+      kind !== undefined
+        ? { path: named!.trim(), action: PATCH_ACTION[kind]! }
+        : to === '/dev/null'
+          ? { path: from!.trim(), action: 'delete' }
+          : { path: (to ?? alone)!.trim(), action: from === '/dev/null' ? 'write' : 'edit' };
+    if (file.path === '/dev/null' || !looksLikePath(file.path) || out.some((f) => f.path === file.path)) continue;
+    out.push(file);
     if (out.length >= 50) break;
   }
   return out;
