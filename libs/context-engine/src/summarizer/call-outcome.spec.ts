@@ -28,6 +28,19 @@ const result = (content: string, isError?: boolean): ChatMessage => ({
 const outcomeOf = (c: ToolCall, r?: ChatMessage) => callOutcome(toolActivity(c, {}), r);
 
 describe('callOutcome: how a call ended, read from its result', () => {
+  it('a web lookup ended with what it found: its first link, or a fetch’s first line', () => {
+    const found =
+      'Links: [{"title":"Pagination","url":"https://www.prisma.io/docs/orm/prisma-client/queries/pagination"}]';
+    expect(outcomeOf(call('WebSearch', { query: 'prisma cursor pagination' }), result(found))).toEqual({
+      ok: true,
+      text: 'ok: https://www.prisma.io/docs/orm/prisma-client/queries/pagination',
+    });
+    expect(outcomeOf(call('web_fetch', { url: 'https://x.dev/a' }), result('\n# Cursor-based pagination\n…'))).toEqual({
+      ok: true,
+      text: 'ok: # Cursor-based pagination',
+    });
+  });
+
   it('a commit git made is told by its line (the hash a later call names), only for a git command', () => {
     const hook = '> tsc --noEmit\n\n✅ All pre-commit checks passed!\n';
     expect(

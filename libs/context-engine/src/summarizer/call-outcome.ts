@@ -4,6 +4,7 @@ import { fileHeadingAbove, PLACE_IN_FILE } from './names';
 import { keptFailureOf, prunedFailure, prunedKept } from './pruned-result';
 import { flat, oneLine } from './text';
 import { parseArguments, type ToolActivity } from './tool-activity';
+import { webLookupGist } from './web-lookup';
 
 /**
  * What a tool call did and how it ended, read from its arguments and its result: the line an in-turn digest
@@ -525,6 +526,10 @@ export function callOutcome(
     return { ok: false, text: `${head}${clipError(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
   }
   if (tests) return { ok: !TESTS_FAILED.test(tests), text: `tests ${tests}` };
+  if (activity?.webLookup) {
+    const found = webLookupGist(result.content);
+    return { ok: true, text: found ? `ok: ${found}` : 'ok' };
+  }
   // Work left running: its ids are what a later call needs to collect it.
   const launched = launchHandles(activity, result);
   if (launched) return { ok: true, text: `ok: background ${handlesText(launched)}` };

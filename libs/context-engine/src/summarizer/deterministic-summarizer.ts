@@ -27,7 +27,7 @@ import { ErrorsSeen, formatError } from './errors-seen';
 import { isPartialResult } from './pruned-result';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
 import { oneLine } from './text';
-import { isWebTool, webLookupGist, webLookupLabel } from './web-lookup';
+import { webLookupLabel } from './web-lookup';
 import {
   activitiesOf,
   changesAllOrNothing,
@@ -449,16 +449,8 @@ function absorbMessages(
       if (call && line === undefined && isSubAgentReport(call.call.name, call.activity))
         absorbReport(model, launchLabel(call.call, call.activity), m.content, rank);
       // A web lookup: what it asked and what it found (its first link, or its first line).
-      else if (call && call.activity.command === undefined && isWebTool(call.call.name)) {
-        const gist = line === undefined ? webLookupGist(m.content) : undefined;
-        addCommand(
-          model,
-          webLookupLabel(call.call),
-          rank,
-          1,
-          line !== undefined ? `error: ${clipError(line, LIMITS.earlierOutcome)}` : gist ? `ok: ${gist}` : 'ok',
-        );
-      }
+      else if (call?.activity.webLookup)
+        addCommand(model, webLookupLabel(call.call), rank, 1, callOutcome(call.activity, m, errorLine).text);
       if (call?.activity.command !== undefined) {
         const entry = model.commands.get(commandOf(call.activity));
         if (entry && outcome) ranAgain(entry, outcome.text, outcome.ok);

@@ -1,5 +1,4 @@
 import { parseArguments as parseToolArguments, type ToolActivity } from './tool-activity';
-import { isWebTool } from './web-lookup';
 
 /**
  * What a text or a tool call names: symbols of code (in prose, in what a call writes or searches for) and file
@@ -70,7 +69,7 @@ const PROSE_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
  */
 export function namesOfCall(
   call: { name: string; arguments: string },
-  activity: Pick<ToolActivity, 'command' | 'files'>,
+  activity: Pick<ToolActivity, 'command' | 'files' | 'webLookup'>,
 ): string[] {
   const { command, files } = activity;
   const names: string[] = [];
@@ -91,7 +90,7 @@ export function namesOfCall(
     }
   }
   // A web search's query is prose: only its names of code (`findMany`), not its words.
-  const web = isWebTool(call.name);
+  const web = activity.webLookup === true;
   for (const key of PATTERN_ARGS) {
     const v = args[key];
     if (typeof v !== 'string') continue;

@@ -23,6 +23,8 @@ export interface ToolActivity {
   readonly background?: boolean;
   /** The file a shell command changes without naming it (SWE-agent's `edit 5:5` edits the file opened last). */
   readonly changesUnnamed?: string;
+  /** The call looked something up on the web (`isWebTool`): what it found is its outcome (web-lookup.ts). */
+  readonly webLookup?: boolean;
 }
 
 /** read, edit or write; for other tools that name a file (find_file, grep …) the tool's name. */
@@ -46,6 +48,13 @@ const PATH_LIST_KEYS = ['paths', 'file_paths', 'filePaths', 'files'] as const;
 /** Files taken from one call's list of paths. */
 const MAX_LISTED_PATHS = 20;
 const COMMAND_KEYS = ['command', 'cmd', 'script'] as const;
+
+/**
+ * A call that looks something up on the web (Claude Code's `WebSearch` and `WebFetch`, Gemini CLI's
+ * `google_web_search` and `web_fetch`, Codex's `web_search`): what it asked and what it found are knowledge a later
+ * step builds on (a documentation page, an API), and its query is prose, not names of code.
+ */
+export const isWebTool = (name: string): boolean => /web_?(?:search|fetch)|google|fetch_?url|read_?url/i.test(name);
 const SHELL_TOOL = /bash|shell|terminal|exec|^sh$|^run|command|^cmd$/i;
 
 export function parseArguments(args: string): Record<string, unknown> | undefined {
@@ -766,6 +775,7 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
     files,
     ...(firstLine !== undefined ? { command: oneLine(withoutStaging(firstLine), 160), script: command } : {}),
     ...(changed && { changesUnnamed: changed.path }),
+    ...(firstLine === undefined && isWebTool(call.name) && { webLookup: true }),
     label,
     key: `${call.name}\u0000${firstLine !== undefined ? commandKey(firstLine) : (files[0]?.path ?? call.arguments)}`,
     get targets() {

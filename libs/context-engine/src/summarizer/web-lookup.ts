@@ -2,12 +2,7 @@ import type { ToolCall } from '../model/message';
 import { oneLine } from './text';
 import { parseArguments } from './tool-activity';
 
-/**
- * A call that looked something up on the web (Claude Code's `WebSearch` and `WebFetch`, Gemini CLI's
- * `google_web_search` and `web_fetch`, Codex's `web_search`): what it asked and what it found are knowledge a later
- * step builds on (a documentation page, an API), and its query is prose, not names of code.
- */
-export const isWebTool = (name: string): boolean => /web_?(?:search|fetch)|google|fetch_?url|read_?url/i.test(name);
+/** What a web lookup (`ToolActivity.webLookup`, `isWebTool`) asked and what it found, as notes say it. */
 
 const QUERY_KEYS = ['query', 'q', 'search_term', 'search'];
 const URL_KEYS = ['url', 'urls'];
