@@ -191,6 +191,33 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(find, result([...gemini.slice(0, 3), ...gemini.slice(5)].join('\n'))).text).toBe(
       'ok: Total subclasses: 165',
     );
+    // Its earlier frame: `Stdout:` and `Stderr:` (each `(empty)` when nothing was printed).
+    const older = (out: string, err = '(empty)', code = 0) =>
+      result(
+        [
+          `Command: x`,
+          'Directory: (root)',
+          `Stdout: ${out}`,
+          `Stderr: ${err}`,
+          'Error: (none)',
+          `Exit Code: ${code}`,
+          'Signal: (none)',
+          'Background PIDs: (none)',
+          'Process Group PGID: 4321',
+        ].join('\n'),
+      );
+    expect(outcomeOf(call('run_shell_command', { command: 'pwd' }), older('/home/u/app')).text).toBe('ok: /home/u/app');
+    const traceback = [
+      'Traceback (most recent call last):',
+      '  File "/home/u/app/app.py", line 3, in <module>',
+      '    import yaml',
+      "ModuleNotFoundError: No module named 'yaml'",
+    ].join('\n');
+    // The exception is the traceback's last line, not the frame's `Error: (none)` after it.
+    expect(outcomeOf(call('run_shell_command', { command: 'python app.py' }), older('(empty)', traceback, 1))).toEqual({
+      ok: false,
+      text: "exit 1: ModuleNotFoundError: No module named 'yaml' (at app/app.py:3)",
+    });
     // A result that quotes braces is no code line; an assignment or a block's end is.
     const flag = call('bash', { command: 'python3 read_flag.py' });
     expect(outcomeOf(flag, result('[+] Receiving all data: Done (55B)\nFound flag: flag{no_builtins}0')).text).toBe(
@@ -540,6 +567,11 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(testCountsOf('  14 passing (2s)\n  1 failing')).toBe('14 passing (2s) 1 failing');
     expect(testCountsOf('jest: 552 passed, 0 failed')).toBeUndefined();
     expect(testCountsOf('552 passed, 0 failed')).toBe('552 passed, 0 failed');
+    // pytest's closing line, framed by `=` or bare (`-q`).
+    expect(testCountsOf('==== 2 failed, 10 passed in 1.20s ====')).toBe('2 failed, 10 passed');
+    expect(testCountsOf('F.\n1 failed, 1 passed, 2 warnings in 61.20s (0:01:01)')).toBe(
+      '1 failed, 1 passed, 2 warnings',
+    );
     expect(testCountsOf('all good')).toBeUndefined();
   });
 });

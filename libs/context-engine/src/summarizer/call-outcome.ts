@@ -130,20 +130,28 @@ const nonEmptyLines = (text: string): string[] =>
  * (none)` (or `0`), `Background PIDs: …` and `Process Group PGID: …` after the output.
  */
 const FRAME_LINE =
-  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|\[(?:Current working directory|Python interpreter): [^\]]*\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|Output:(?: \(empty\))?|Error: \(none\)|Signal: (?:\(none\)|0)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
+  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|\[(?:Current working directory|Python interpreter): [^\]]*\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|(?:Output|Stdout|Stderr):(?: \(empty\))?|Error: \(none\)|Signal: (?:\(none\)|0)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
 /** The end-of-command marker of SWE-agent's interactive shells, after a command's last output (exit status 0). */
 const DONE_MARKER = /\/\/\/PROCESS-DONE:0:PROCESS-DONE\/\/\/\s*$/;
 
 /** A line that only rules off parts of an output (`-----`, `=====`). */
 const RULE_LINE = /^\s*([-=_*#~])\1{2,}\s*$/;
-/** Gemini CLI's lead before a command's first line of output (`Output: 3 passed`). */
-const OUTPUT_LEAD = /^Output: (?=\S)/;
+/** Gemini CLI's lead before a command's first line of output (`Output: 3 passed`; `Stdout:` / `Stderr:` before 2025-08). */
+const OUTPUT_LEAD = /^(?:Output|Stdout|Stderr): (?=\S)/;
 
 /** The lines a command printed: its result's non-empty lines without the harness's frame. */
-const outputLines = (text: string): string[] =>
-  nonEmptyLines(text)
-    .map((l) => l.replace(DONE_MARKER, '').replace(OUTPUT_LEAD, ''))
+const outputLines = (text: string): string[] => {
+  const lines = nonEmptyLines(text);
+  // Gemini CLI's frame opens with the command and its directory.
+  const from = /^Command: /.test(lines[0] ?? '') && /^Directory: /.test(lines[1] ?? '') ? 2 : 0;
+  // (A frame line is one before its lead is taken off: `Stderr: (empty)` says nothing was printed.)
+  return lines
+    .slice(from)
+    .map((l) => l.replace(DONE_MARKER, ''))
+    .filter((l) => !FRAME_LINE.test(l))
+    .map((l) => l.replace(OUTPUT_LEAD, ''))
     .filter((l) => l.trim() !== '' && !FRAME_LINE.test(l));
+};
 
 const WRAPPED = /^\s*\{\s*"(?:output|error)"\s*:/;
 
@@ -256,8 +264,9 @@ function exitCodeOf(lines: readonly string[]): { code: number; line: string } | 
 const TEST_COUNTS: readonly RegExp[] = [
   // Jest / Vitest: "Tests:       2 failed, 10 passed, 12 total", "Tests  3 failed | 40 passed (43)"
   /^\s*Tests?:?\s+((?:\d+ \w+(?:,|\s\|)?\s*)+)/m,
-  // pytest: "===== 2 failed, 10 passed in 1.20s ====="
-  /^=+ ((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)(?:, )?)+)(?: in [\d.]+s)? =+$/m,
+  // pytest: "===== 2 failed, 10 passed in 1.20s =====", and `-q`'s bare "2 failed, 10 passed in 61.20s (0:01:01)"
+  /^=+ ((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)(?:, )?)+)(?: in [\d.]+s(?: \([\d:]+\))?)? =+$/m,
+  /^((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)(?:, )?)+) in [\d.]+s(?: \([\d:]+\))?\s*$/m,
   // cargo: "test result: FAILED. 10 passed; 2 failed; 0 ignored"
   /test result: \w+\. ((?:\d+ \w+;?\s*)+)/,
   // mocha / node:test: "10 passing", "2 failing"; "# pass 10", "# fail 2"
@@ -390,9 +399,10 @@ function tellingLine(result: ChatMessage, errorLine: string): string {
   const listed = !traceback && !heading && !verdict && !marked && ERRORS_HEADER.test(result.content);
   if (!traceback && !heading && !placed && !verdict && !marked && !listed) return errorLine;
   const lines = nonEmptyLines(unwrappedResult(result).content).slice(0, 10_000); // a JSON-wrapped output's own lines
+  // (Its exception is the last line the command printed of that shape: not a harness's `Error: (none)` after it.)
   if (traceback)
     return (
-      [...lines]
+      outputLines(unwrappedResult(result).content)
         .reverse()
         .find((l) => EXCEPTION_LINE.test(l))
         ?.trim() ?? errorLine
