@@ -213,6 +213,11 @@ describe('callOutcome: how a call ended, read from its result', () => {
       '    import yaml',
       "ModuleNotFoundError: No module named 'yaml'",
     ].join('\n');
+    // How a test failed is read from what the test runner printed, not from the frame after it.
+    const goTest = '--- FAIL: TestAdd (0.00s)\n    add_test.go:8: got 4, want 5\nFAIL\nFAIL\tapp\t0.002s\nFAIL';
+    expect(outcomeOf(call('run_shell_command', { command: 'go test ./...' }), older(goTest, '(empty)', 1)).text).toBe(
+      'exit 1: FAIL: TestAdd: add_test.go:8: got 4, want 5',
+    );
     // The exception is the traceback's last line, not the frame's `Error: (none)` after it.
     expect(outcomeOf(call('run_shell_command', { command: 'python app.py' }), older('(empty)', traceback, 1))).toEqual({
       ok: false,
@@ -560,6 +565,23 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('bash', { command: 'tput cols' }), result('tput: could not find terminfo database')).ok).toBe(
       false,
     );
+  });
+
+  it('a search that found nothing is no failure, though the harness flags its exit 1 as an error', () => {
+    const grep = call('bash', { command: 'grep -rn "retryLimit" src' });
+    // pi's bash tool and Claude Code's Bash flag a non-zero exit and say its status.
+    expect(outcomeOf(grep, result('(no output)\n\nCommand exited with code 1', true))).toEqual({
+      ok: true,
+      text: 'no match (exit 1)',
+    });
+    expect(outcomeOf(grep, result('Exit code 1', true))).toEqual({ ok: true, text: 'no match (exit 1)' });
+    // What it printed when it failed otherwise (exit 2), and a status that is no search's, still fail.
+    expect(outcomeOf(grep, result('grep: src: No such file or directory\n\nCommand exited with code 2', true)).ok).toBe(
+      false,
+    );
+    expect(
+      outcomeOf(call('bash', { command: 'make' }), result('(no output)\n\nCommand exited with code 1', true)).ok,
+    ).toBe(false);
   });
 
   it('reads the counts of the common test runners', () => {

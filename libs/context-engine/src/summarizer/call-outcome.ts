@@ -228,11 +228,14 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   // A command stopped before it ended says so last, after whatever it printed (a debugger's complaint, say).
   const last = readsOnly ? undefined : own().at(-1);
   if (last !== undefined && STOPPED_LINE.test(last)) return last.trim();
-  if (result.isError) return pick(true) ?? lines[0] ?? '(error)';
-  if (readsOnly) return undefined;
+  if (readsOnly && !result.isError) return undefined;
   const exit = exitCodeOf(lines);
-  if (exit !== undefined && !(activity?.command !== undefined && answersNone(activity.command, exit.code)))
-    return pick(true) ?? exit.line;
+  // A search that found nothing exits 1, which a harness may flag as an error (pi, Claude Code): no failure unless
+  // it printed one.
+  const none = exit !== undefined && activity?.command !== undefined && answersNone(activity.command, exit.code);
+  if (result.isError) return none ? pick() : (pick(true) ?? lines[0] ?? '(error)');
+  if (readsOnly) return undefined;
+  if (exit !== undefined && !none) return pick(true) ?? exit.line;
   return pick();
 }
 
@@ -398,11 +401,12 @@ function tellingLine(result: ChatMessage, errorLine: string): string {
   const marked = !heading && !verdict && MARKED_LINE.test(errorLine);
   const listed = !traceback && !heading && !verdict && !marked && ERRORS_HEADER.test(result.content);
   if (!traceback && !heading && !placed && !verdict && !marked && !listed) return errorLine;
-  const lines = nonEmptyLines(unwrappedResult(result).content).slice(0, 10_000); // a JSON-wrapped output's own lines
-  // (Its exception is the last line the command printed of that shape: not a harness's `Error: (none)` after it.)
+  // What the command printed (a JSON-wrapped output's own lines), without the harness's frame: Gemini CLI's `Error:
+  // (none)` after a traceback or a failed test is no exception of it.
+  const lines = outputLines(unwrappedResult(result).content).slice(0, 10_000);
   if (traceback)
     return (
-      outputLines(unwrappedResult(result).content)
+      [...lines]
         .reverse()
         .find((l) => EXCEPTION_LINE.test(l))
         ?.trim() ?? errorLine
