@@ -218,6 +218,11 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('run_shell_command', { command: 'go test ./...' }), older(goTest, '(empty)', 1)).text).toBe(
       'exit 1: FAIL: TestAdd: add_test.go:8: got 4, want 5',
     );
+    // A syntax error's place, under the `Stderr: ` lead.
+    const syntax = '  File "/home/u/app/app.py", line 3\n    def f(:\n          ^\nSyntaxError: invalid syntax';
+    expect(outcomeOf(call('run_shell_command', { command: 'python app.py' }), older('(empty)', syntax, 1)).text).toBe(
+      'exit 1: SyntaxError: invalid syntax (at app/app.py:3)',
+    );
     // The exception is the traceback's last line, not the frame's `Error: (none)` after it.
     expect(outcomeOf(call('run_shell_command', { command: 'python app.py' }), older('(empty)', traceback, 1))).toEqual({
       ok: false,
@@ -582,6 +587,20 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(
       outcomeOf(call('bash', { command: 'make' }), result('(no output)\n\nCommand exited with code 1', true)).ok,
     ).toBe(false);
+  });
+
+  it('a flagged result with no line of error shape: its status and the line printed last, not an npm banner', () => {
+    const dev = call('bash', { command: 'timeout 60 npm run dev' });
+    const banner = '> app@1.0.0 dev\n> vite\n\n  VITE v5.0.0  ready in 300 ms\n  ➜  Local:   http://localhost:5173/';
+    expect(outcomeOf(dev, result(`${banner}\n\nCommand exited with code 124`, true))).toEqual({
+      ok: false,
+      text: 'exit 124 (timed out): ➜ Local: http://localhost:5173/',
+    });
+    expect(outcomeOf(dev, result(banner, true)).text).toBe('error: ➜ Local: http://localhost:5173/');
+    // A tool's (not a shell's) flagged message is its first line.
+    expect(outcomeOf(call('fetch_issue', { id: 7 }), result('Not found\nrequest id 9f2c', true)).text).toBe(
+      'error: Not found',
+    );
   });
 
   it('reads the counts of the common test runners', () => {

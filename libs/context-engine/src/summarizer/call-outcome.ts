@@ -137,7 +137,7 @@ const DONE_MARKER = /\/\/\/PROCESS-DONE:0:PROCESS-DONE\/\/\/\s*$/;
 /** A line that only rules off parts of an output (`-----`, `=====`). */
 const RULE_LINE = /^\s*([-=_*#~])\1{2,}\s*$/;
 /** Gemini CLI's lead before a command's first line of output (`Output: 3 passed`; `Stdout:` / `Stderr:` before 2025-08). */
-const OUTPUT_LEAD = /^(?:Output|Stdout|Stderr): (?=\S)/;
+const OUTPUT_LEAD = /^(?:Output|Stdout|Stderr): /;
 
 /** The lines a command printed: its result's non-empty lines without the harness's frame. */
 const outputLines = (text: string): string[] => {
@@ -233,7 +233,16 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   // A search that found nothing exits 1, which a harness may flag as an error (pi, Claude Code): no failure unless
   // it printed one.
   const none = exit !== undefined && activity?.command !== undefined && answersNone(activity.command, exit.code);
-  if (result.isError) return none ? pick() : (pick(true) ?? lines[0] ?? '(error)');
+  // Flagged with no line of error shape: its status (the line printed last then tells), else a command's last line
+  // (an npm script's first is its banner), else a tool's first (its message).
+  if (result.isError)
+    return none
+      ? pick()
+      : (pick(true) ??
+          exit?.line ??
+          (activity?.command !== undefined ? own().at(-1) : undefined) ??
+          lines[0] ??
+          '(error)');
   if (readsOnly) return undefined;
   if (exit !== undefined && !none) return pick(true) ?? exit.line;
   return pick();
@@ -317,8 +326,9 @@ export function tellingErrorLine(result: ChatMessage, errorLine: string): string
   const told = tellingLine(result, errorLine);
   // Where it was raised, when the line does not say (a compiler's `file:line:` does).
   if (placed(told)) return told;
-  // (Its innermost frames are near its end: the last 400 lines of its last 50,000 characters are read.)
-  const site = raisedAt(nonEmptyLines(unwrappedResult(result).content.slice(-50_000)).slice(-400));
+  // (Its innermost frames are near its end: the last 400 lines of its last 50,000 characters are read, as printed:
+  // without a harness's `Stderr: ` lead.)
+  const site = raisedAt(outputLines(unwrappedResult(result).content.slice(-50_000)).slice(-400));
   return site === undefined ? told : `${told}${siteSuffix(site)}`;
 }
 
