@@ -456,8 +456,18 @@ describe('callOutcome: how a call ended, read from its result', () => {
     const editor = call('str_replace_editor', { command: 'str_replace', path: '/w/repro.ts' });
     expect(outcomeOf(editor, result('ERROR:\nParameter `old_str` is required for command: str_replace.'))).toEqual({
       ok: false,
-      text: 'error: ERROR: Parameter `old_str` is required for command: str_replace.',
+      text: 'error: Parameter `old_str` is required for command: str_replace.',
     });
+    // A failed view is no file's contents (OpenHands does not flag it).
+    const view = call('str_replace_editor', { command: 'view', path: '/w/missing.py' });
+    expect(
+      outcomeOf(view, result('ERROR:\nInvalid `path` parameter: /w/missing.py. The path does not exist.')),
+    ).toEqual({
+      ok: false,
+      text: 'error: Invalid `path` parameter: /w/missing.py. The path does not exist.',
+    });
+    // A file that holds the word is read as it is.
+    expect(outcomeOf(view, result('1\tERROR: x\n2\tlog("ERROR:")')).ok).toBe(true);
   });
 
   it('a search last in a pipeline, or run by xargs, that found nothing did not fail', () => {
@@ -1005,7 +1015,7 @@ describe('a pruned result keeps its failure', () => {
         toolActivity(taskOutput, {}),
         result('<tool_use_error>No task found with ID: ac27727</tool_use_error>'),
       ),
-    ).toBe('error: <tool_use_error>No task found with ID: ac27727</tool_use_error>');
+    ).toBe('error: No task found with ID: ac27727');
   });
 
   it('failureOf: what a failed result is remembered by; undefined for a success', () => {

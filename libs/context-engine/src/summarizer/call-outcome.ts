@@ -153,13 +153,16 @@ const outputLines = (text: string): string[] => {
     .filter((l) => l.trim() !== '' && !FRAME_LINE.test(l));
 };
 
-const WRAPPED = /^\s*\{\s*"(?:output|error)"\s*:/;
+const WRAPPED = /^\s*\{\s*"(?:output|error)"\s*:|^<tool_use_error>|^ERROR:[ \t]*\n/;
+/** A tool's failure in a harness's own words: Claude Code's `<tool_use_error>…</tool_use_error>`, OpenHands' `ERROR:` line. */
+const HARNESS_ERROR = /^(?:<tool_use_error>([\s\S]*?)<\/tool_use_error>\s*$|ERROR:[ \t]*\n([\s\S]*)$)/;
 
 /**
  * A result a harness stored as JSON: a shell's with its exit status (Codex: `{"output": "…", "metadata":
  * {"exit_code": 1, …}}`): its output, and a non-zero status as the line shells print last (`Exit code: 1`); a
  * tool's failure (Gemini CLI: `{"error": "Failed to edit, 0 occurrences found …"}`): its text, flagged as an error.
- * Any other result as it is.
+ * A failure a harness marks in its own words (`HARNESS_ERROR`): its message, flagged (OpenHands does not flag a
+ * failed file view: it read as the file's contents). Any other result as it is.
  */
 export function unwrappedResult(result: ChatMessage): ChatMessage {
   if (!WRAPPED.test(result.content)) return result;
@@ -171,6 +174,8 @@ export function unwrappedResult(result: ChatMessage): ChatMessage {
 const unwrapped = new WeakMap<ChatMessage, ChatMessage>();
 
 function unwrap(result: ChatMessage): ChatMessage {
+  const marked = HARNESS_ERROR.exec(result.content);
+  if (marked) return { ...result, content: (marked[1] ?? marked[2])!.trim(), isError: true };
   let v: unknown;
   try {
     v = JSON.parse(result.content);
