@@ -76,6 +76,14 @@ describe('launchHandles: the ids of work a call left running', () => {
     expect(handlesOf(codex, 'Exit code: 0\nWall time: 0.1 seconds\nOutput:\n')).toEqual([
       { kind: 'output', value: 'logs/train.log' },
     ]);
+    // Its JSON form: the job line inside the output.
+    const dev = newCall('shell', { command: ['bash', '-lc', 'nohup npm run dev > /tmp/dev.log 2>&1 &'] });
+    const json = JSON.stringify({ output: '[1] 48213\n', metadata: { exit_code: 0, duration_seconds: 0 } });
+    expect(handlesOf(dev, json)).toEqual([
+      { kind: 'job', value: '%1' },
+      { kind: 'PID', value: '48213' },
+      { kind: 'output', value: '/tmp/dev.log' },
+    ]);
     const echoed = newCall('bash', { command: 'setsid ./server > server.log 2>&1 & echo $!' });
     expect(handlesOf(echoed, '31337')).toEqual([
       { kind: 'PID', value: '31337' },

@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolCall } from '../model/message';
 import { resolveToolResultCallIds } from '../repair';
 import { activitiesOf, parseArguments, toolActivity, type ToolActivity } from './tool-activity';
+import { unwrappedResult } from './harness-frame';
 
 /**
  * Work a call left running when it returned — a sub-agent, a background shell, a detached process — and the
@@ -80,7 +81,9 @@ const shortPath = (path: string, max = 40): string => {
  * can be named: the call asked for a background run (`ToolActivity.background`) or its result says the work goes
  * on, and the result names an id or an output file (a backgrounded command's redirection names its log).
  */
-export function launchHandles(activity: ToolActivity | undefined, result: ChatMessage): Handle[] | undefined {
+export function launchHandles(activity: ToolActivity | undefined, wrapped: ChatMessage): Handle[] | undefined {
+  // (What the command printed, out of a harness's wrapping: Codex stores a shell's output as JSON.)
+  const result = unwrappedResult(wrapped);
   if (result.isError) return undefined;
   const start = result.content.length > HEAD_CHARS ? result.content.slice(0, HEAD_CHARS) : result.content;
   if (!activity?.background && !GOES_ON_WORD.test(start)) return undefined;
@@ -141,7 +144,7 @@ export function launchLines(
 ): string[] | undefined {
   const handles = launchHandles(activity, result);
   if (!handles) return undefined;
-  const lines = result.content.slice(0, HEAD_CHARS).split('\n');
+  const lines = unwrappedResult(result).content.slice(0, HEAD_CHARS).split('\n');
   const out: string[] = [];
   const keep = (line: string, value?: string) => {
     const text = line.trim();

@@ -9,8 +9,8 @@ import {
   shortenPath,
   tellingErrorLine,
   testCountsOf,
-  unwrappedResult,
 } from './call-outcome';
+import { unwrappedResult } from './harness-frame';
 import { prunedPlaceholder } from './pruned-result';
 import { toolActivity } from './tool-activity';
 

@@ -3,6 +3,7 @@ import { handlesText, isSubAgentTool, launchHandles, launchLabel } from './backg
 import { fileHeadingAbove, PLACE_IN_FILE } from './names';
 import { keptFailureOf, prunedFailure, prunedKept } from './pruned-result';
 import { flat, oneLine } from './text';
+import { FRAME_LINE, nonEmptyLines, OUTPUT_LEAD, outputLines, unwrappedResult } from './harness-frame';
 import { parseArguments, type ToolActivity } from './tool-activity';
 import { webLookupGist } from './web-lookup';
 
@@ -84,7 +85,8 @@ const WRAPPER_LINE =
 const NPM_FIELD = /^\s*npm (?:ERR!|error)(?:\s*$|\s+(?:code|errno|syscall|path|cwd|signal)\s)/i;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
 /** git's line for a commit it made: `[main 1a2b3c4] Fix the parser`, `[main (root-commit) 1a2b3c4] Init`. */
-const COMMIT_LINE = /^\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*$/m;
+/** git's line for a commit it made (`[main 1a2b3c4] Fix the parser`), under a harness's `Output: ` lead too. */
+const COMMIT_LINE = /^(?:(?:Output|Stdout|Stderr): )?(\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*)$/m;
 /**
  * Commands for which exit status 1 means "nothing found" or "no", not failure: searches, comparisons, tests, and
  * probes of what runs or exists (`lsof -i :9000`, `pgrep node`, `which rg`, `command -v uv`).
@@ -108,93 +110,8 @@ function answersNone(command: string, code: number): boolean {
     : code === 123 && XARGS_SEARCH.test(last);
 }
 
-/**
- * A box a tool draws around its report (Terraform's `│ Error: …` between `╷` and `╵`, miette's, Rich's): its
- * left edge is no part of a line, and a line of the box alone is no line.
- */
-const BOX_EDGE = /^\s*[│┃]\s?/;
-const BOX_ONLY = /^[\s\u2500-\u257f]*$/;
-
-/** An output's lines that say something (not blank, not a box's edge alone), without a box's left edge. */
-const nonEmptyLines = (text: string): string[] =>
-  text
-    .split('\n')
-    .filter((l) => !BOX_ONLY.test(l))
-    .map((l) => (BOX_EDGE.test(l) ? l.replace(BOX_EDGE, '') : l));
-
-/**
- * A line a harness frames every command's output with, not output of the command: SWE-agent's `(Open file: …)`,
- * `(Current directory: …)` and `bash-$` prompt, its file window's `(12 more lines below)` and cursor lines,
- * OpenHands' `[The command completed with exit code 0.]`, `[Current working directory: …]` and `[Python
- * interpreter: …]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead, Gemini CLI's `Error: (none)`, `Signal:
- * (none)` (or `0`), `Background PIDs: …` and `Process Group PGID: …` after the output.
- */
-const FRAME_LINE =
-  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|\[(?:Current working directory|Python interpreter): [^\]]*\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|(?:Output|Stdout|Stderr):(?: \(empty\))?|Error: \(none\)|Signal: (?:\(none\)|0)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
-/** The end-of-command marker of SWE-agent's interactive shells, after a command's last output (exit status 0). */
-const DONE_MARKER = /\/\/\/PROCESS-DONE:0:PROCESS-DONE\/\/\/\s*$/;
-
 /** A line that only rules off parts of an output (`-----`, `=====`). */
 const RULE_LINE = /^\s*([-=_*#~])\1{2,}\s*$/;
-/** Gemini CLI's lead before a command's first line of output (`Output: 3 passed`; `Stdout:` / `Stderr:` before 2025-08). */
-const OUTPUT_LEAD = /^(?:Output|Stdout|Stderr): /;
-
-/** The lines a command printed: its result's non-empty lines without the harness's frame. */
-const outputLines = (text: string): string[] => {
-  const lines = nonEmptyLines(text);
-  // Gemini CLI's frame opens with the command and its directory.
-  const from = /^Command: /.test(lines[0] ?? '') && /^Directory: /.test(lines[1] ?? '') ? 2 : 0;
-  // (A frame line is one before its lead is taken off: `Stderr: (empty)` says nothing was printed.)
-  return lines
-    .slice(from)
-    .map((l) => l.replace(DONE_MARKER, ''))
-    .filter((l) => !FRAME_LINE.test(l))
-    .map((l) => l.replace(OUTPUT_LEAD, ''))
-    .filter((l) => l.trim() !== '' && !FRAME_LINE.test(l));
-};
-
-const WRAPPED = /^\s*\{\s*"(?:output|error)"\s*:|^<tool_use_error>|^ERROR:[ \t]*\n/;
-/** A tool's failure in a harness's own words: Claude Code's `<tool_use_error>…</tool_use_error>`, OpenHands' `ERROR:` line. */
-const HARNESS_ERROR = /^(?:<tool_use_error>([\s\S]*?)<\/tool_use_error>\s*$|ERROR:[ \t]*\n([\s\S]*)$)/;
-
-/**
- * A result a harness stored as JSON: a shell's with its exit status (Codex: `{"output": "…", "metadata":
- * {"exit_code": 1, …}}`): its output, and a non-zero status as the line shells print last (`Exit code: 1`); a
- * tool's failure (Gemini CLI: `{"error": "Failed to edit, 0 occurrences found …"}`): its text, flagged as an error.
- * A failure a harness marks in its own words (`HARNESS_ERROR`): its message, flagged (OpenHands does not flag a
- * failed file view: it read as the file's contents). Any other result as it is.
- */
-export function unwrappedResult(result: ChatMessage): ChatMessage {
-  if (!WRAPPED.test(result.content)) return result;
-  let done = unwrapped.get(result);
-  if (!done) unwrapped.set(result, (done = unwrap(result)));
-  return done;
-}
-/** Each wrapped result parsed once: its error line and its outcome are both read from the unwrapped one. */
-const unwrapped = new WeakMap<ChatMessage, ChatMessage>();
-
-function unwrap(result: ChatMessage): ChatMessage {
-  const marked = HARNESS_ERROR.exec(result.content);
-  if (marked) return { ...result, content: (marked[1] ?? marked[2])!.trim(), isError: true };
-  let v: unknown;
-  try {
-    v = JSON.parse(result.content);
-  } catch {
-    return result;
-  }
-  const { output, error, metadata } = (v ?? {}) as {
-    output?: unknown;
-    error?: unknown;
-    metadata?: { exit_code?: unknown };
-  };
-  // (Only the harness's own keys: `{"error": "Not Found", "status": 404}` is what a command printed.)
-  const ownKeys = Object.keys(v as object).every((k) => k === 'output' || k === 'error' || k === 'metadata');
-  if (ownKeys && typeof error === 'string' && error.trim() !== '') return { ...result, content: error, isError: true };
-  if (typeof output !== 'string') return result;
-  const code = typeof metadata?.exit_code === 'number' ? metadata.exit_code : 0;
-  return { ...result, content: code !== 0 ? `${output.replace(/\n+$/, '')}\nExit code: ${code}` : output };
-}
-
 /** The line that shows a tool result failed, or undefined when it looks like a success. */
 export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undefined): string | undefined {
   const result = unwrappedResult(wrapped);
@@ -642,14 +559,14 @@ function gitStateOf(command: string | undefined, printed: readonly string[]): st
  */
 export function commitLineOf(activity: ToolActivity | undefined, result: ChatMessage): string | undefined {
   if (activity?.command === undefined || !/\bgit\b/.test(activity.command)) return undefined;
-  const { content } = result;
+  const { content } = unwrappedResult(result);
   // A pruned result keeps its commit line in its placeholder.
   const kept = content.startsWith('[Tool result cleared') ? prunedKept(content) : undefined;
-  if (kept !== undefined) return COMMIT_LINE.exec(kept)?.[0];
+  if (kept !== undefined) return COMMIT_LINE.exec(kept)?.[1];
   const found =
     COMMIT_LINE.exec(content.slice(0, 20_000)) ??
     (content.length > 20_000 ? COMMIT_LINE.exec(content.slice(-20_000)) : null);
-  return found?.[0];
+  return found?.[1];
 }
 
 /** How a failed result is remembered (`error: …`, `exit 2: …`, `tests 2 failed, …`); undefined: no failure. */

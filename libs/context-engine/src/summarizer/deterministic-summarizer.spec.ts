@@ -627,6 +627,47 @@ describe('summarizeDeterministic', () => {
   });
 });
 
+describe("summarizeDeterministic: a result out of its harness's wrapping", () => {
+  it('reads the files, the failure and the commit of JSON-wrapped and framed shell output as the shell printed them', () => {
+    const failing = [
+      'tests/test_calc.py F',
+      '=================================== FAILURES ===================================',
+      '    def test_add():',
+      '>       assert add(2, 2) == 4',
+      'E       assert 5 == 4',
+      '',
+      'tests/test_calc.py:4: AssertionError',
+      'FAILED tests/test_calc.py::test_add - assert 5 == 4',
+      '============================== 1 failed in 0.03s ===============================',
+    ].join('\n');
+    const codexTest = call('shell', { command: ['bash', '-lc', 'python -m pytest'] });
+    const geminiCommit = call('run_shell_command', { command: 'git commit -am "Fix add"' });
+    const gemini = [
+      'Command: git commit -am "Fix add"',
+      'Directory: (root)',
+      'Output: [main 1a2b3c4] Fix add',
+      ' 1 file changed, 1 insertion(+), 1 deletion(-)',
+      'Error: (none)',
+      'Exit Code: 0',
+    ].join('\n');
+    const text = summarizeDeterministic({
+      messages: [
+        ask('Fix the add test.'),
+        say('', codexTest),
+        answer(codexTest, JSON.stringify({ output: failing, metadata: { exit_code: 1, duration_seconds: 0.2 } })),
+        say('', geminiCommit),
+        answer(geminiCommit, gemini),
+      ],
+      maxChars: 4000,
+    }).text;
+    // The file the failure names, not a piece of the JSON text around it (`4\n\ntests/test_calc.py`).
+    expect(text).toContain('- tests/test_calc.py (seen)');
+    expect(text).not.toContain('\\n');
+    expect(text).toContain('FAILED tests/test_calc.py::test_add - assert 5 == 4');
+    expect(text).toContain('`git commit -am "Fix add"` → ok: [main 1a2b3c4] Fix add');
+  });
+});
+
 describe('summarizeDeterministic: a change refused as a whole did not happen', () => {
   const files = (messages: ChatMessage[], previousSummary?: string) => {
     const text = summarizeDeterministic({

@@ -21,6 +21,7 @@ import {
   tellingErrorLine,
   withoutSite,
 } from './call-outcome';
+import { unwrappedResult } from './harness-frame';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
 import { ErrorsSeen, formatError } from './errors-seen';
@@ -430,24 +431,26 @@ function absorbMessages(
       const first = !answered.has(id);
       answered.add(id);
       const call = calls.get(id);
+      // What the tool returned, out of a harness's wrapping (Codex's JSON, Claude Code's error tags).
+      const { content } = unwrappedResult(m);
       const errorLine = errorLineOf(m, call?.activity);
       const outcome = call?.activity.command !== undefined ? callOutcome(call.activity, m, errorLine) : undefined;
       // A failed test run whose output has no error line (only its counts tell) failed all the same.
       const line = errorLine ?? (outcome && !outcome.ok ? outcome.text : undefined);
       if (call && first) touchChanges(model, call, line !== undefined && changesAllOrNothing(call.activity));
-      if (call && first && line !== undefined) failReads(model, call.activity, m.content);
-      if (call && line === undefined && listsFiles(call.call.name, call.activity.command, m.content)) {
-        seeFiles(model, filesInListing(m.content), rank - 1);
+      if (call && first && line !== undefined) failReads(model, call.activity, content);
+      if (call && line === undefined && listsFiles(call.call.name, call.activity.command, content)) {
+        seeFiles(model, filesInListing(content), rank - 1);
       } else if ((call && !call.activity.files.every((f) => f.action === 'read')) || line !== undefined) {
         // Files an output names (a stack trace, a failing test, a build error, git status): seen too; of a failed
         // output, those its failure lines name.
-        const named = line !== undefined ? filesOfFailure(m.content) : filesNamedIn(m.content);
+        const named = line !== undefined ? filesOfFailure(content) : filesNamedIn(content);
         seeFiles(model, named, rank - 1);
       }
-      if (call) recordAbsolutePaths(model, call.activity, m.content);
+      if (call) recordAbsolutePaths(model, call.activity, content);
       // A sub-agent's report is the agent's own findings, delegated: read as its text is (and the files it names).
       if (call && line === undefined && isSubAgentReport(call.call.name, call.activity))
-        absorbReport(model, launchLabel(call.call, call.activity), m.content, rank);
+        absorbReport(model, launchLabel(call.call, call.activity), content, rank);
       // A web lookup: what it asked and what it found (its first link, or its first line).
       else if (call?.activity.webLookup)
         addCommand(model, webLookupLabel(call.call), rank, 1, callOutcome(call.activity, m, errorLine).text);
@@ -460,8 +463,8 @@ function absorbMessages(
       if (line !== undefined) {
         const label = call?.activity.label ?? m.toolName ?? 'tool';
         const text = clipError(errorLine === undefined ? line : tellingErrorLine(m, errorLine), LIMITS.errorLine);
-        const partial = isPartialResult(m.content) || outputMayBePartial(call?.activity.command ?? '', m.content);
-        model.errors.failed(label, text, targetsOf(), rank, m.content, partial);
+        const partial = isPartialResult(content) || outputMayBePartial(call?.activity.command ?? '', content);
+        model.errors.failed(label, text, targetsOf(), rank, content, partial);
       } else if (!model.errors.isEmpty) model.errors.succeeded(targetsOf());
     }
   });
