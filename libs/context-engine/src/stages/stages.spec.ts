@@ -93,6 +93,36 @@ describe('stage 1: truncate huge tool outputs', () => {
     expect(out[4]!.content).not.toContain('what failed');
   });
 
+  it("cuts a harness's wrapped result as the output inside: Codex's JSON, OpenHands' ERROR line", () => {
+    const rows = Array.from({ length: 6000 }, (_, i) => `test_${i} ... ok`);
+    const log = [...rows, 'FAILED tests/test_x.py::test_y - assert 1 == 2', '1 failed, 5999 passed in 9.1s'].join('\n');
+    const codex = JSON.stringify({ output: log, metadata: { exit_code: 1, duration_seconds: 9.3 } });
+    const missing = `ERROR:\nInvalid \`path\` parameter: /w/big.py. ${'The path does not exist. '.repeat(4000)}`;
+    const msgs = [
+      user('test it'),
+      calls('', toolCall('c1', 'shell', { command: ['bash', '-lc', 'pytest'] })),
+      result('c1', codex, 'shell'),
+      calls('', toolCall('c2', 'str_replace_editor', { command: 'view', path: '/w/big.py' })),
+      result('c2', missing, 'str_replace_editor'),
+      assistant('one test fails'),
+    ];
+    const ctx = stageContext(msgs, 20_000);
+    const out = after(ctx, truncateToolOutputs(ctx)!);
+    // Lines of the output (no JSON text cut in two), its failure and its exit status as a shell prints them.
+    expect(out[2]!.content).toMatch(/^test_0 \.\.\. ok\ntest_1 \.\.\. ok\n/);
+    expect(out[2]!.content).toMatch(/lines truncated/);
+    expect(
+      out[2]!.content.endsWith(
+        'FAILED tests/test_x.py::test_y - assert 1 == 2\n1 failed, 5999 passed in 9.1s\nExit code: 1',
+      ),
+    ).toBe(true);
+    const shell = toolActivity(toolCall('c1', 'shell', { command: ['bash', '-lc', 'pytest'] }), {});
+    expect(callOutcome(shell, out[2]).ok).toBe(false);
+    // A failure the wrapping told stays a failure once cut.
+    expect(out[4]!.isError).toBe(true);
+    expect(out[4]!.content.startsWith('Invalid `path` parameter: /w/big.py.')).toBe(true);
+  });
+
   it('the last resort cutting the results of an active truncate block again, and harder, is a block of its own', () => {
     // Found by the invariants property (an auto compaction stopped over budget where a manual one went on): the
     // last resort's block over exactly the ranges of the active one had its id, so it was taken for it and dropped.

@@ -3,6 +3,7 @@ import { isOriginal } from '../overlay';
 import type { ChatMessage } from '../model/message';
 import { commitLineOf, errorLineOf, tellingErrorLine } from '../summarizer/call-outcome';
 import { launchLines } from '../summarizer/background';
+import { unwrappedResult } from '../summarizer/harness-frame';
 import { keptFailureLine } from '../summarizer/pruned-result';
 import { toolActivity } from '../summarizer/tool-activity';
 import { callsById, makeBlock, parseArguments, truncateHeadTail, type StageContext } from './common';
@@ -32,10 +33,11 @@ export function truncateToolOutputs(ctx: StageContext, force = false): Compactio
     const ratio = Math.min(1, targetTokens / Math.max(1, e.tokens));
     const maxChars = Math.min(policy.truncate.maxBytes, Math.max(300, Math.floor(m.content.length * ratio * 0.95)));
     const focus = focusAt(entries, i, calls);
-    const cut = truncateFocused(m.content, maxChars, policy.truncate.maxLines, focus, truncateHeadTail);
+    const inner = unwrappedResult(m);
+    const cut = truncateFocused(inner.content, maxChars, policy.truncate.maxLines, focus, truncateHeadTail);
     const content = withKeptLines(m, cut, calls);
     if (content.length >= m.content.length) return;
-    const replacement = { ...m, content };
+    const replacement = cutResult(m, inner, content);
     if (counter.message(replacement) >= e.tokens) return;
     edits.push({ from: e.from, to: e.to, replacement: [replacement] });
   });
@@ -58,18 +60,29 @@ function truncateEverything(ctx: StageContext): CompactionBlock | null {
     if (m.role !== 'tool' || protection.unconsumed.has(i)) return;
     if (!isOriginal(e) && e.stage !== 'truncate') return;
     if (m.content.length <= LAST_RESORT_TOOL_CHARS + 100) return;
-    const replacement = {
-      ...m,
-      content: withKeptLines(
+    const inner = unwrappedResult(m);
+    const replacement = cutResult(
+      m,
+      inner,
+      withKeptLines(
         m,
-        truncateFocused(m.content, LAST_RESORT_TOOL_CHARS, 20, focusAt(entries, i, calls), truncateHeadTail),
+        truncateFocused(inner.content, LAST_RESORT_TOOL_CHARS, 20, focusAt(entries, i, calls), truncateHeadTail),
         calls,
       ),
-    };
+    );
     if (counter.message(replacement) >= e.tokens) return;
     edits.push({ from: e.from, to: e.to, replacement: [replacement] });
   });
   return makeBlock(ctx, 'truncate', edits, 'last-resort');
+}
+
+/**
+ * A result cut to `content`: what the harness returned, cut inside its wrapping (`inner`: a Codex result's JSON is cut
+ * as the output it holds, its exit status as the line a shell prints; a cut JSON text is no JSON), flagged as an
+ * error when the wrapping said it failed (OpenHands' `ERROR:` line, which the cut may leave out).
+ */
+function cutResult(m: ChatMessage, inner: ChatMessage, content: string): ChatMessage {
+  return { ...m, content, ...(inner.isError && !m.isError && { isError: true }) };
 }
 
 /** Assistant messages after a result read for what the agent took from it: its reaction to the result. */
@@ -91,7 +104,7 @@ function focusAt(entries: StageContext['entries'], i: number, calls: ReturnType<
     seen++;
     reaction.push(m.content, ...(m.toolCalls ?? []).map((c) => argumentText(c.arguments)));
   }
-  return focusOf(result.content, reaction.join('\n'), call ? argumentText(call.arguments) : '');
+  return focusOf(unwrappedResult(result).content, reaction.join('\n'), call ? argumentText(call.arguments) : '');
 }
 
 /** A call's argument values as text, one after the other (an edit's `old_str` with its real line breaks). */
