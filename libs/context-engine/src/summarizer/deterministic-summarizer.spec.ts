@@ -530,6 +530,26 @@ describe('summarizeDeterministic', () => {
     expect(tight.omitted.userRequests).toBe(2);
   });
 
+  it("takes Codex's AGENTS.md and environment messages for the harness's, and Cursor's <user_query> for the person's words", () => {
+    const agentsMd = `<user_instructions>\n# Repository Guidelines\n${'Use pnpm; run pnpm test before a commit. '.repeat(30)}\n</user_instructions>`;
+    const env =
+      '<environment_context>\n  <cwd>/home/u/app</cwd>\n  <sandbox_mode>workspace-write</sandbox_mode>\n</environment_context>';
+    const messages = [ask(agentsMd), ask(env), ask('Add a --verbose flag to the CLI.'), say('Adding it.')];
+    // Tight: the request a person wrote first; the harness's messages only with room to spare.
+    const tight = summarizeDeterministic({ messages, maxChars: 300 });
+    expect(tight.sections.userRequests).toContain('Add a --verbose flag to the CLI.');
+    expect(tight.sections.userRequests.join('\n')).not.toContain('Repository Guidelines');
+    // Roomy: the harness's long message stays cut to a request's length (the room left goes to a person's).
+    const roomy = summarizeDeterministic({ messages, maxChars: 4000 });
+    const kept = roomy.sections.userRequests.find((r) => r.startsWith('<user_instructions>'))!;
+    expect(kept.length).toBeLessThanOrEqual(300);
+    const cursor = ask(
+      '<user_info>\nOS: linux\n</user_info>\n<rules>\nBe brief.\n</rules>\n<user_query>\nAdd dark mode.\n</user_query>',
+    );
+    const asked = summarizeDeterministic({ messages: [cursor, say('Adding it.')], maxChars: 2000 });
+    expect(asked.sections.userRequests).toEqual(['Add dark mode.']);
+  });
+
   it("takes Gemini CLI's setup of the chat for the harness's: not a request kept first, nor awaiting an answer", () => {
     const setup = [
       'This is the Gemini CLI. We are setting up the context for our chat.',

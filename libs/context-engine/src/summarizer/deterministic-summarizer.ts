@@ -150,12 +150,24 @@ const SHARES: Readonly<Record<keyof SummarySections, number>> = {
  * before the person's own words).
  */
 function requestLine(content: string, max: number): string {
-  const flat = withoutReminders(content).replace(/\s+/g, ' ').trim();
+  const flat = personsWords(content).replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
   const tail = Math.floor(max * 0.4);
   const head = flat.slice(0, max - tail - 3).replace(/\s+\S*$/, '');
   const end = flat.slice(flat.length - tail).replace(/^\S*\s+/, '');
   return `${head} … ${end}`;
+}
+
+/** A harness's tag around what the person typed, among its own context (Cursor's `<user_query>`). */
+const PERSONS_WORDS = /<(user_query|user_request)>([\s\S]*?)<\/\1>/;
+
+/**
+ * What a person wrote in a user message: without the reminders a harness puts into it (Claude Code's, OpenCode's),
+ * and only the words a harness tagged as theirs when it did (`<user_info>…<user_query>fix it</user_query>`).
+ */
+function personsWords(text: string): string {
+  const own = withoutReminders(text);
+  return PERSONS_WORDS.exec(own)?.[2] ?? own;
 }
 
 /** A message without the reminders a harness puts into a person's message (Claude Code's, OpenCode's). */
@@ -399,13 +411,15 @@ function absorbMessages(
   messages.forEach((m, i) => {
     const rank = i * 1000;
     if (m.role === 'user' && m.content.trim() !== '') {
+      const harness = toHarness(m.content);
       model.requests.push({
         text: requestLine(m.content, LIMITS.request),
         rank,
-        longer: (max) => requestLine(m.content, Math.min(max, LIMITS.requestWhole)),
+        // (The room left goes to what a person asked, not to a harness's setup: Codex's AGENTS.md, its environment.)
+        ...(!harness && { longer: (max: number) => requestLine(m.content, Math.min(max, LIMITS.requestWhole)) }),
       });
       // What the harness wrote awaits no answer of its own (a setup message, a notification).
-      if (!toHarness(m.content)) lastUser = i;
+      if (!harness) lastUser = i;
     } else if (m.role === 'assistant') {
       if (m.content.trim() !== '') {
         lastAssistantText = i;
@@ -794,12 +808,12 @@ function mergeRelativeIntoAbsolute(files: Map<string, FileEntry>): void {
  * chat.`: the date, the OS, the folder tree).
  */
 const HARNESS_MESSAGE =
-  /^<[a-z][a-z0-9]*(?:-[a-z0-9]+)*>|^This is the [\w .-]{1,40}\. We are setting up the context for our chat\./;
+  /^<[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*>|^This is the [\w .-]{1,40}\. We are setting up the context for our chat\./;
 /** A bare slash command (`/mode`, `/theme`, `/`): typed to the harness, not a request to the agent. */
 const BARE_COMMAND = /^\/[\w:-]*$/;
 /** What a person wrote, and what the harness wrote into their message around it (a message of reminders only is the harness's). */
 const toHarness = (text: string): boolean => {
-  const own = withoutReminders(text).trim();
+  const own = personsWords(text).trim();
   return own === '' || HARNESS_MESSAGE.test(own) || BARE_COMMAND.test(own);
 };
 
