@@ -173,6 +173,10 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('bash', { command: 'curl -F f=@a.pl http://x/up' }), result(done)).text).toBe('ok');
     const count = 'wrote 3 rows///PROCESS-DONE:0:PROCESS-DONE///';
     expect(outcomeOf(call('bash', { command: 'python load.py' }), result(count)).text).toBe('ok: wrote 3 rows');
+    // Cline's: `Command executed.` and an `Output:` line before what the command printed.
+    expect(
+      outcomeOf(call('execute_command', { command: 'node -v' }), result('Command executed.\nOutput:\nv20.11.0')).text,
+    ).toBe('ok: v20.11.0');
     // Gemini CLI's: the command and directory before, the status lines after, the first line led by `Output: `.
     const gemini = [
       'Command: python3 find.py',

@@ -26,10 +26,11 @@ export const nonEmptyLines = (text: string): string[] =>
  * `(Current directory: …)` and `bash-$` prompt, its file window's `(12 more lines below)` and cursor lines,
  * OpenHands' `[The command completed with exit code 0.]`, `[Current working directory: …]` and `[Python
  * interpreter: …]`, Codex's `Exit code: 0`, `Wall time: …` and `Output:` lead, Gemini CLI's `Error: (none)`, `Signal:
- * (none)` (or `0`), `Background PIDs: …` and `Process Group PGID: …` after the output.
+ * (none)` (or `0`), `Background PIDs: …` and `Process Group PGID: …` after the output, Cline's `Command executed.`
+ * before it.
  */
 export const FRAME_LINE =
-  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|\[(?:Current working directory|Python interpreter): [^\]]*\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|(?:Output|Stdout|Stderr):(?: \(empty\))?|Error: \(none\)|Signal: (?:\(none\)|0)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5})\s*$/i;
+  /^\s*(?:\((?:Open file|Current directory): [^)]*\)|(?:ba|z|da)?sh(?:-[\d.]*)?\$|\$|\[(?:The )?command (?:completed|finished) with exit code 0\.?\]|\[(?:Current working directory|Python interpreter): [^\]]*\]|(?:Exit code|Process exited with code):? 0|Wall time: [\d.]+ ?\w*|(?:Output|Stdout|Stderr):(?: \(empty\))?|Error: \(none\)|Signal: (?:\(none\)|0)|Background PIDs: .*|Process Group PGID: .*|\(\d+ more lines (?:above|below)\)|(?:START|END)_CURSOR moved to \d+|<{5} (?:START|END) CURSOR >{5}|Command executed\.)\s*$/i;
 /** The end-of-command marker of SWE-agent's interactive shells, after a command's last output (exit status 0). */
 const DONE_MARKER = /\/\/\/PROCESS-DONE:0:PROCESS-DONE\/\/\/\s*$/;
 
