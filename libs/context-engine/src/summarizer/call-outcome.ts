@@ -84,6 +84,8 @@ const WRAPPER_LINE =
 /** npm's lines that give a field of its error, not the error (`npm ERR! code ERESOLVE`, `npm error errno 1`). */
 const NPM_FIELD = /^\s*npm (?:ERR!|error)(?:\s*$|\s+(?:code|errno|syscall|path|cwd|signal)\s)/i;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
+/** A result that only says a call went well. */
+const SAYS_OK = /^(?:ok|okay|done|success(?:ful(?:ly)?)?|true|completed?)[.!]?$/i;
 /** git's line for a commit it made: `[main 1a2b3c4] Fix the parser`, `[main (root-commit) 1a2b3c4] Init`. */
 /** git's line for a commit it made (`[main 1a2b3c4] Fix the parser`), under a harness's `Output: ` lead too. */
 const COMMIT_LINE = /^(?:(?:Output|Stdout|Stderr): )?(\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*)$/m;
@@ -520,7 +522,9 @@ export function callOutcome(
       !CODE_LINE.test(last);
     return { ok: true, text: verdict ? `ok: ${oneLine(last, 80)}` : 'ok' };
   }
-  return { ok: true, text: lines.length === 1 && lines[0]!.length <= 80 ? `ok: ${lines[0]!.trim()}` : 'ok' };
+  // A tool's one line, unless it only says it went well (`ok`, `Success`).
+  const line = lines.length === 1 ? lines[0]!.trim() : '';
+  return { ok: true, text: line !== '' && line.length <= 80 && !SAYS_OK.test(line) ? `ok: ${line}` : 'ok' };
 }
 
 /**

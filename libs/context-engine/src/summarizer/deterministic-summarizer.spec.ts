@@ -713,6 +713,38 @@ describe("summarizeDeterministic: a result out of its harness's wrapping", () =>
   });
 });
 
+describe('summarizeDeterministic: calls that act elsewhere', () => {
+  it('lists a call with no command, file, lookup, plan or search as a line of Commands run with its outcome', () => {
+    const pr = call('mcp__github__create_pull_request', { owner: 'u', repo: 'app', title: 'Fix add', head: 'fix' });
+    const post = call('mcp__slack__post_message', { channel: '#eng', text: 'PR 42 is up' });
+    const grep = call('Grep', { pattern: 'TODO', path: 'src' });
+    const plan = call('TodoWrite', { todos: [{ content: 'Open the PR', status: 'completed' }] });
+    const collect = call('BashOutput', { bash_id: 'bash_1' });
+    const text = summarizeDeterministic({
+      messages: [
+        ask('Open a PR for the fix and tell #eng.'),
+        say('', pr),
+        answer(pr, '{"number": 42, "html_url": "https://github.com/u/app/pull/42"}'),
+        say('', post),
+        answer(post, 'Error: channel_not_found', true),
+        say('', grep),
+        answer(grep, 'src/a.ts:3: // TODO'),
+        say('', plan),
+        answer(plan, 'Todos updated'),
+        say('', collect),
+        answer(collect, '<status>completed</status>'),
+        say('PR 42 is open; the Slack channel was not found.'),
+      ],
+      maxChars: 3000,
+    }).text;
+    const commands = text.split('## Commands run\n')[1]!.split('\n## ')[0]!.split('\n');
+    expect(commands).toEqual([
+      '- `mcp__github__create_pull_request(owner=u, repo=app, title=Fix add)` → ok: {"number": 42, "html_url": "https://github.com/u/app/pull/42"}',
+      '- `mcp__slack__post_message(channel=#eng, text: 11 chars)` → error: Error: channel_not_found',
+    ]);
+  });
+});
+
 describe('summarizeDeterministic: a change refused as a whole did not happen', () => {
   const files = (messages: ChatMessage[], previousSummary?: string) => {
     const text = summarizeDeterministic({

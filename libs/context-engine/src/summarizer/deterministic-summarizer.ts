@@ -15,6 +15,7 @@ import {
 import {
   callOutcome,
   clipError,
+  describeArguments,
   errorLineOf,
   outcomeTextOk,
   shortenPath,
@@ -23,7 +24,7 @@ import {
 } from './call-outcome';
 import { unwrappedResult } from './harness-frame';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
-import { isPlanLine, latestPlanOf, planLines, type PlanItem } from './plan';
+import { isPlanLine, latestPlanOf, planLines, planOfCall, type PlanItem } from './plan';
 import { ErrorsSeen, formatError } from './errors-seen';
 import { isPartialResult } from './pruned-result';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
@@ -36,6 +37,7 @@ import {
   isChange,
   looksAround,
   outputMayBePartial,
+  parseArguments,
   type ToolActivity,
 } from './tool-activity';
 
@@ -440,6 +442,10 @@ function absorbMessages(
         // A change is recorded with its result (a failed one did not happen); a read at once.
         for (const f of activity.files) if (!isChange(f.action)) touchFile(model, f.path, f.action, rank);
         if (activity.command !== undefined) addCommand(model, commandOf(activity), rank);
+        else {
+          const action = otherActionOf(call, activity);
+          if (action !== undefined) addCommand(model, action, rank);
+        }
       }
     } else if (m.role === 'tool') {
       const id = m.toolCallId || resolved[i];
@@ -450,7 +456,11 @@ function absorbMessages(
       // What the tool returned, out of a harness's wrapping (Codex's JSON, Claude Code's error tags).
       const { content } = unwrappedResult(m);
       const errorLine = errorLineOf(m, call?.activity);
-      const outcome = call?.activity.command !== undefined ? callOutcome(call.activity, m, errorLine) : undefined;
+      const action = call && call.activity.command === undefined ? otherActionOf(call.call, call.activity) : undefined;
+      const outcome =
+        call && (call.activity.command !== undefined || action !== undefined)
+          ? callOutcome(call.activity, m, errorLine)
+          : undefined;
       // A failed test run whose output has no error line (only its counts tell) failed all the same.
       const line = errorLine ?? (outcome && !outcome.ok ? outcome.text : undefined);
       if (call && first) touchChanges(model, call, line !== undefined && changesAllOrNothing(call.activity));
@@ -470,8 +480,8 @@ function absorbMessages(
       // A web lookup: what it asked and what it found (its first link, or its first line).
       else if (call?.activity.webLookup)
         addCommand(model, webLookupLabel(call.call), rank, 1, callOutcome(call.activity, m, errorLine).text);
-      if (call?.activity.command !== undefined) {
-        const entry = model.commands.get(commandOf(call.activity));
+      if (call && (call.activity.command !== undefined || action !== undefined)) {
+        const entry = model.commands.get(action ?? commandOf(call.activity));
         if (entry && outcome) ranAgain(entry, outcome.text, outcome.ok);
       }
       // Targets are read only when there is an error to record or to resolve.
@@ -541,6 +551,29 @@ const commandOf = (activity: ToolActivity): string =>
   activity.changesUnnamed === undefined
     ? activity.command!
     : `${activity.command!} on ${shortenPath(activity.changesUnnamed)}`;
+
+/**
+ * A harness's own calls that do nothing of the work (collecting a background shell's output, leaving plan mode, a
+ * skill or slash command, thinking) and the calls that only look around (searches, listings): none is an action.
+ */
+const NO_ACTION =
+  /^(?:BashOutput|TaskOutput|KillShell|KillBash|ExitPlanMode|EnterPlanMode|Skill|SlashCommand|think|LS|Glob|Grep|list_directory|glob|grep|search_file_content|find_file|search_dir|search_file|ListMcpResourcesTool|ReadMcpResourceTool|TodoRead|todoread)$/i;
+/** Arguments of a search: a call that has one looks around. */
+const SEARCH_ARGS = /^(?:pattern|query|q|regex|glob|search_term|search|file_name)$/;
+
+/**
+ * A call that did something no section holds otherwise — no shell command, no file, no web lookup, no sub-agent, no
+ * plan, no search: an MCP server's `create_pull_request`, a query, a message sent, a question put to the user — as a
+ * line of Commands run: `` `mcp__github__create_pull_request(title=Fix add, head=fix)` → ok: {"number": 42, …} ``.
+ */
+function otherActionOf(call: ToolCall, activity: ToolActivity): string | undefined {
+  if (activity.command !== undefined || activity.files.length > 0 || activity.webLookup) return undefined;
+  if (NO_ACTION.test(call.name) || isSubAgentTool(call.name) || planOfCall(call)) return undefined;
+  const args = parseArguments(call.arguments);
+  if (args && Object.keys(args).some((k) => SEARCH_ARGS.test(k))) return undefined;
+  const described = describeArguments(call);
+  return oneLine(described === '' ? call.name : `${call.name}(${described})`, 160);
+}
 
 /** A sub-agent's call whose result is the report of the agent it ran (not a handle to collect it later). */
 const isSubAgentReport = (name: string, activity: ToolActivity): boolean =>
