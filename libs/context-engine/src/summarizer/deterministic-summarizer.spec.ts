@@ -563,16 +563,38 @@ describe('summarizeDeterministic', () => {
       say('Stopped.'),
     ];
     const tight = summarizeDeterministic({ messages, maxChars: 200 });
-    // The request a person wrote before the harness's messages (the short interruption still fits).
-    expect(tight.sections.userRequests[0]).toBe('Rename the parser module.');
-    expect(tight.sections.userRequests.join('\n')).not.toMatch(/Caveat|This session/);
+    // The request a person wrote before the harness's messages (the short interruption still fits), no caveat.
+    expect(tight.sections.userRequests).toContain('Rename the parser module.');
+    expect(tight.sections.userRequests.join('\n')).not.toMatch(/Caveat/);
     // Nothing awaits an answer: the interruption is no question.
     expect(tight.sections.pendingWork.join('\n')).not.toContain('Unanswered');
-    // With room, the continuation is kept longer than a request's 300 characters (it holds the pending tasks).
+    // With room, the continuation is kept as what it says of the work (its sections), not its boilerplate.
     const roomy = summarizeDeterministic({ messages, maxChars: 6000 });
-    expect(roomy.sections.userRequests.find((r) => r.startsWith('This session'))).toContain(
-      'Pending Tasks: wire the CLI flag.',
-    );
+    expect(roomy.sections.userRequests).toContain('Continued session — pending: wire the CLI flag.');
+    const full = [
+      'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:',
+      'Analysis:',
+      `Let me go through it. ${'Many details. '.repeat(40)}`,
+      'Summary:',
+      '1. Primary Request and Intent:',
+      '   Refactor the session API into AgentSession; keep the old code for reference.',
+      '3. Files and Code Sections:',
+      '   - /repo/src/core/agent-session.ts',
+      '7. Pending Tasks:',
+      '   - WP17: move the TUI components',
+      '   - WP20: final cleanup',
+      '8. Current Work:',
+      '   Updating main-new.ts to use InteractiveMode.',
+      '9. Optional Next Step:',
+      '   Run npm run check and commit WP16.',
+      'Please continue the conversation from where we left it off without asking the user any further questions.',
+    ].join('\n');
+    const read = summarizeDeterministic({ messages: [ask(full), say('Continuing.')], maxChars: 3000 });
+    expect(read.sections.userRequests).toEqual([
+      'Continued session — request: Refactor the session API into AgentSession; keep the old code for reference.; ' +
+        'pending: WP17: move the TUI components; WP20: final cleanup; current work: Updating main-new.ts to use ' +
+        'InteractiveMode.; next: Run npm run check and commit WP16.',
+    ]);
   });
 
   it("takes Gemini CLI's setup of the chat for the harness's: not a request kept first, nor awaiting an answer", () => {

@@ -414,12 +414,14 @@ function absorbMessages(
     const rank = i * 1000;
     if (m.role === 'user' && m.content.trim() !== '') {
       const harness = toHarness(m.content);
+      // Claude Code's continuation is read for what it says of the work, not its boilerplate opening and close.
+      const line = CONTINUATION.test(m.content) ? continuationLine : requestLine;
       model.requests.push({
-        text: requestLine(m.content, LIMITS.request),
+        text: line(m.content, LIMITS.request),
         rank,
         // (The room left goes to what a person asked, not to a harness's setup: Codex's AGENTS.md, its environment.)
-        ...((!harness || CONTINUATION.test(m.content)) && {
-          longer: (max: number) => requestLine(m.content, Math.min(max, LIMITS.requestWhole)),
+        ...((!harness || line === continuationLine) && {
+          longer: (max: number) => line(m.content, Math.min(max, LIMITS.requestWhole)),
         }),
       });
       // What the harness wrote awaits no answer of its own (a setup message, a notification).
@@ -849,6 +851,39 @@ const HARNESS_MESSAGE =
  * opens with: the harness's, but the earlier work's record (it may grow with the room left, as a request does).
  */
 const CONTINUATION = /^This session is being continued from a previous conversation/;
+/** The parts of Claude Code's continuation that say where the work stood: its numbered section headings. */
+const CONTINUATION_PARTS: readonly [RegExp, string][] = [
+  [/Primary Request and Intent/i, 'request'],
+  [/Pending Tasks/i, 'pending'],
+  [/Current Work/i, 'current work'],
+  [/Optional Next Step/i, 'next'],
+];
+const CONTINUATION_HEADING = /^\s*(?:\d+\.\s*)?([A-Z][A-Za-z ]{2,40}):\s*(.*)$/;
+
+/**
+ * Claude Code's continuation as one request line: `Continued session — request: …; pending: …; current work: …;
+ * next: …` from its sections, in that order, within `max` characters; its own start and end otherwise.
+ */
+function continuationLine(content: string, max: number): string {
+  const parts = new Map<string, string[]>();
+  let current: string | undefined;
+  // (Without its closing instruction: `Please continue the conversation from where we left it off …`.)
+  for (const raw of content.replace(/\n?Please continue the conversation from where we left[\s\S]*$/, '').split('\n')) {
+    const heading = CONTINUATION_HEADING.exec(raw);
+    if (heading) {
+      current = CONTINUATION_PARTS.find(([re]) => re.test(heading[1]!))?.[1];
+      if (current !== undefined && heading[2]!.trim() !== '') parts.set(current, [heading[2]!]);
+      continue;
+    }
+    const item = raw.replace(/^\s*[-*]\s+/, '').trim();
+    if (current !== undefined && item !== '') parts.set(current, [...(parts.get(current) ?? []), item]);
+  }
+  if (parts.size === 0) return requestLine(content, max);
+  const said = CONTINUATION_PARTS.flatMap(([, name]) =>
+    parts.has(name) ? [`${name}: ${parts.get(name)!.join('; ').replace(/\s+/g, ' ')}`] : [],
+  );
+  return oneLine(`Continued session — ${said.join('; ')}`, max);
+}
 /** A bare slash command (`/mode`, `/theme`, `/`): typed to the harness, not a request to the agent. */
 const BARE_COMMAND = /^\/[\w:-]*$/;
 /** What a person wrote, and what the harness wrote into their message around it (a message of reminders only is the harness's). */
