@@ -580,6 +580,10 @@ describe('summarizeDeterministic', () => {
       '   Refactor the session API into AgentSession; keep the old code for reference.',
       '3. Files and Code Sections:',
       '   - /repo/src/core/agent-session.ts',
+      '     - The core abstraction:',
+      '     ```ts',
+      "     import { x } from './util.ts';",
+      '     ```',
       '7. Pending Tasks:',
       '   - WP17: move the TUI components',
       '   - WP20: final cleanup',
@@ -590,6 +594,8 @@ describe('summarizeDeterministic', () => {
       'Please continue the conversation from where we left it off without asking the user any further questions.',
     ].join('\n');
     const read = summarizeDeterministic({ messages: [ask(full), say('Continuing.')], maxChars: 3000 });
+    // The files it lists are files of the session; the code under them is no file.
+    expect(read.sections.filesTouched).toEqual(['/repo/src/core/agent-session.ts (seen)']);
     expect(read.sections.userRequests).toEqual([
       'Continued session — request: Refactor the session API into AgentSession; keep the old code for reference.; ' +
         'pending: WP17: move the TUI components; WP20: final cleanup; current work: Updating main-new.ts to use ' +

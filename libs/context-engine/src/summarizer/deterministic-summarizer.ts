@@ -414,8 +414,11 @@ function absorbMessages(
     const rank = i * 1000;
     if (m.role === 'user' && m.content.trim() !== '') {
       const harness = toHarness(m.content);
-      // Claude Code's continuation is read for what it says of the work, not its boilerplate opening and close.
-      const line = CONTINUATION.test(m.content) ? continuationLine : requestLine;
+      // Claude Code's continuation is read for what it says of the work, not its boilerplate opening and close; the
+      // files it lists are files of the session.
+      const continued = CONTINUATION.test(m.content);
+      const line = continued ? continuationLine : requestLine;
+      if (continued) seeFiles(model, continuationParts(m.content).get('files') ?? [], rank - 1);
       model.requests.push({
         text: line(m.content, LIMITS.request),
         rank,
@@ -857,17 +860,18 @@ const CONTINUATION_PARTS: readonly [RegExp, string][] = [
   [/Pending Tasks/i, 'pending'],
   [/Current Work/i, 'current work'],
   [/Optional Next Step/i, 'next'],
+  [/Files and Code Sections/i, 'files'],
 ];
+/** The parts that make its request line, in this order. */
+const CONTINUATION_LINE = ['request', 'pending', 'current work', 'next'];
 const CONTINUATION_HEADING = /^\s*(?:\d+\.\s*)?([A-Z][A-Za-z ]{2,40}):\s*(.*)$/;
+/** A file its Files and Code Sections lists: a bullet that is a path (`- /repo/src/a.ts`, `` - `src/a.ts`: … ``). */
+const LISTED_FILE = /^\s*[-*]\s+`?([~\w@./-]+\.[A-Za-z]\w{0,9})`?(?:[:\s(].*)?$/;
 
-/**
- * Claude Code's continuation as one request line: `Continued session — request: …; pending: …; current work: …;
- * next: …` from its sections, in that order, within `max` characters; its own start and end otherwise.
- */
-function continuationLine(content: string, max: number): string {
+/** The lines of each part of Claude Code's continuation (bullets without their mark), its closing instruction left out. */
+function continuationParts(content: string): Map<string, string[]> {
   const parts = new Map<string, string[]>();
   let current: string | undefined;
-  // (Without its closing instruction: `Please continue the conversation from where we left it off …`.)
   for (const raw of content.replace(/\n?Please continue the conversation from where we left[\s\S]*$/, '').split('\n')) {
     const heading = CONTINUATION_HEADING.exec(raw);
     if (heading) {
@@ -875,14 +879,27 @@ function continuationLine(content: string, max: number): string {
       if (current !== undefined && heading[2]!.trim() !== '') parts.set(current, [heading[2]!]);
       continue;
     }
+    if (current === 'files') {
+      const file = LISTED_FILE.exec(raw)?.[1];
+      if (file !== undefined) parts.set(current, [...(parts.get(current) ?? []), file]);
+      continue;
+    }
     const item = raw.replace(/^\s*[-*]\s+/, '').trim();
     if (current !== undefined && item !== '') parts.set(current, [...(parts.get(current) ?? []), item]);
   }
-  if (parts.size === 0) return requestLine(content, max);
-  const said = CONTINUATION_PARTS.flatMap(([, name]) =>
+  return parts;
+}
+
+/**
+ * Claude Code's continuation as one request line: `Continued session — request: …; pending: …; current work: …;
+ * next: …` from its sections, in that order, within `max` characters; its own start and end otherwise.
+ */
+function continuationLine(content: string, max: number): string {
+  const parts = continuationParts(content);
+  const said = CONTINUATION_LINE.flatMap((name) =>
     parts.has(name) ? [`${name}: ${parts.get(name)!.join('; ').replace(/\s+/g, ' ')}`] : [],
   );
-  return oneLine(`Continued session — ${said.join('; ')}`, max);
+  return said.length === 0 ? requestLine(content, max) : oneLine(`Continued session — ${said.join('; ')}`, max);
 }
 /** A bare slash command (`/mode`, `/theme`, `/`): typed to the harness, not a request to the agent. */
 const BARE_COMMAND = /^\/[\w:-]*$/;
