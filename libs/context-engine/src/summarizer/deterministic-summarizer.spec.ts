@@ -589,6 +589,7 @@ describe('summarizeDeterministic', () => {
       '   - WP20: final cleanup',
       '8. Current Work:',
       '   Updating main-new.ts to use InteractiveMode.',
+      '   Remaining: the keyboard handlers.',
       '9. Optional Next Step:',
       '   Run npm run check and commit WP16.',
       'Please continue the conversation from where we left it off without asking the user any further questions.',
@@ -599,7 +600,7 @@ describe('summarizeDeterministic', () => {
     expect(read.sections.userRequests).toEqual([
       'Continued session — request: Refactor the session API into AgentSession; keep the old code for reference.; ' +
         'pending: WP17: move the TUI components; WP20: final cleanup; current work: Updating main-new.ts to use ' +
-        'InteractiveMode.; next: Run npm run check and commit WP16.',
+        'InteractiveMode.; Remaining: the keyboard handlers.; next: Run npm run check and commit WP16.',
     ]);
   });
 

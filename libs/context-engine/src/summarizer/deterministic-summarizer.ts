@@ -864,7 +864,10 @@ const CONTINUATION_PARTS: readonly [RegExp, string][] = [
 ];
 /** The parts that make its request line, in this order. */
 const CONTINUATION_LINE = ['request', 'pending', 'current work', 'next'];
-const CONTINUATION_HEADING = /^\s*(?:\d+\.\s*)?([A-Z][A-Za-z ]{2,40}):\s*(.*)$/;
+const CONTINUATION_HEADING = /^\s*(\d+\.\s*)?([A-Z][A-Za-z ]{2,40}):\s*(.*)$/;
+/** Its other headings (a line `Name: …` in a part that is none of these is the part's own text). */
+const CONTINUATION_OTHER =
+  /^(?:Analysis|Summary|Key Technical Concepts|Errors and fixes|Problem Solving|All user messages)$/i;
 /** A file its Files and Code Sections lists: a bullet that is a path (`- /repo/src/a.ts`, `` - `src/a.ts`: … ``). */
 const LISTED_FILE = /^\s*[-*]\s+`?([~\w@./-]+\.[A-Za-z]\w{0,9})`?(?:[:\s(].*)?$/;
 
@@ -874,9 +877,10 @@ function continuationParts(content: string): Map<string, string[]> {
   let current: string | undefined;
   for (const raw of content.replace(/\n?Please continue the conversation from where we left[\s\S]*$/, '').split('\n')) {
     const heading = CONTINUATION_HEADING.exec(raw);
-    if (heading) {
-      current = CONTINUATION_PARTS.find(([re]) => re.test(heading[1]!))?.[1];
-      if (current !== undefined && heading[2]!.trim() !== '') parts.set(current, [heading[2]!]);
+    const part = heading ? CONTINUATION_PARTS.find(([re]) => re.test(heading[2]!))?.[1] : undefined;
+    if (heading && (part !== undefined || heading[1] !== undefined || CONTINUATION_OTHER.test(heading[2]!))) {
+      current = part;
+      if (current !== undefined && heading[3]!.trim() !== '') parts.set(current, [heading[3]!]);
       continue;
     }
     if (current === 'files') {
