@@ -478,6 +478,9 @@ describe('callOutcome: how a call ended, read from its result', () => {
     const finding = (command: string, status: number) =>
       outcomeOf(call('bash', { command }), result(`[Command finished with exit code ${status}]`));
     expect(finding('find src -name "*.ts" | grep option', 1)).toEqual({ ok: true, text: 'no match (exit 1)' });
+    // A shell test that answered no (`[ -f .env ]`, `[[ -d x ]]`), as `test` does.
+    expect(finding('[ -f .env ]', 1)).toEqual({ ok: true, text: 'no match (exit 1)' });
+    expect(finding('[[ -d node_modules ]]', 1)).toEqual({ ok: true, text: 'no match (exit 1)' });
     expect(finding('find src -name "*.ts" | xargs grep -l "option"', 123)).toEqual({
       ok: true,
       text: 'no match (exit 123)',

@@ -96,7 +96,7 @@ const COMMIT_LINE = /^(?:(?:Output|Stdout|Stderr): )?(\[[\w./-]+(?: \([\w -]+\))
 /** A search of files' contents: what it prints are lines of the files. */
 const FILE_SEARCH = /^\s*(?:grep|egrep|fgrep|rg|ag|ack|git grep)\b/;
 const SEARCH_COMMAND = new RegExp(
-  `${FILE_SEARCH.source}|^\\s*(?:find|diff|cmp|test|\\[|git diff|lsof|pgrep|pidof|which|command -v|type)\\b`,
+  `${FILE_SEARCH.source}|^\\s*(?:find|diff|cmp|test|git diff|lsof|pgrep|pidof|which|command -v|type)\\b|^\\s*\\[\\[?\\s`,
 );
 /** `xargs` running a search: its 123 is a run of the search that found nothing (or failed). */
 const XARGS_SEARCH = /^\s*xargs\b(?:\s+-\S+)*\s+(?:grep|egrep|fgrep|rg)\b/;
