@@ -86,8 +86,10 @@ const NPM_FIELD = /^\s*npm (?:ERR!|error)(?:\s*$|\s+(?:code|errno|syscall|path|c
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
 /** A result that only says a call went well. */
 const SAYS_OK = /^(?:ok|okay|done|success(?:ful(?:ly)?)?|true|completed?)[.!]?$/i;
-/** git's line for a commit it made: `[main 1a2b3c4] Fix the parser`, `[main (root-commit) 1a2b3c4] Init`. */
-/** git's line for a commit it made (`[main 1a2b3c4] Fix the parser`), under a harness's `Output: ` lead too. */
+/**
+ * git's line for a commit it made: `[main 1a2b3c4] Fix the parser`, `[main (root-commit) 1a2b3c4] Init`, under a
+ * harness's `Output: ` lead too (the line is the capture).
+ */
 const COMMIT_LINE = /^(?:(?:Output|Stdout|Stderr): )?(\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\] \S.*)$/m;
 /**
  * Commands for which exit status 1 means "nothing found" or "no", not failure: searches, comparisons, tests, and
@@ -167,7 +169,6 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
           (activity?.command !== undefined ? own().at(-1) : undefined) ??
           lines[0] ??
           '(error)');
-  if (readsOnly) return undefined;
   if (exit !== undefined && !none) return pick(true) ?? exit.line;
   return pick();
 }

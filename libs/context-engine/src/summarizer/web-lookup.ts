@@ -1,8 +1,9 @@
+/**
+ * What a web lookup (`ToolActivity.webLookup`, `isWebTool`) asked and what it found, as notes say it.
+ */
 import type { ToolCall } from '../model/message';
 import { oneLine } from './text';
 import { parseArguments } from './tool-activity';
-
-/** What a web lookup (`ToolActivity.webLookup`, `isWebTool`) asked and what it found, as notes say it. */
 
 const QUERY_KEYS = ['query', 'q', 'search_term', 'search'];
 const URL_KEYS = ['url', 'urls'];
