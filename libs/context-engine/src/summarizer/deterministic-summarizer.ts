@@ -405,7 +405,11 @@ function absorbMessages(
   activities: ReadonlyMap<ToolCall, ToolActivity>,
 ): void {
   const resolved = resolveToolResultCallIds(messages);
-  const calls = new Map<string, { call: ToolCall; activity: ToolActivity; index: number; rank: number }>();
+  // Each call with its line of Commands run (a shell command, or an action elsewhere), read once.
+  const calls = new Map<
+    string,
+    { call: ToolCall; activity: ToolActivity; index: number; rank: number; listed?: string }
+  >();
   const answered = new Set<string>();
   let lastUser = -1;
   let lastAssistantText = -1;
@@ -416,16 +420,14 @@ function absorbMessages(
       const harness = toHarness(m.content);
       // Claude Code's continuation is read for what it says of the work, not its boilerplate opening and close; the
       // files it lists are files of the session.
-      const continued = CONTINUATION.test(m.content);
-      const line = continued ? continuationLine : requestLine;
-      if (continued) seeFiles(model, continuationParts(m.content).get('files') ?? [], rank - 1);
+      const parts = CONTINUATION.test(m.content) ? continuationParts(m.content) : undefined;
+      if (parts) seeFiles(model, parts.get('files') ?? [], rank - 1);
+      const line = (max: number) => (parts ? continuationLine(parts, m.content, max) : requestLine(m.content, max));
       model.requests.push({
-        text: line(m.content, LIMITS.request),
+        text: line(LIMITS.request),
         rank,
         // (The room left goes to what a person asked, not to a harness's setup: Codex's AGENTS.md, its environment.)
-        ...((!harness || line === continuationLine) && {
-          longer: (max: number) => line(m.content, Math.min(max, LIMITS.requestWhole)),
-        }),
+        ...((!harness || parts) && { longer: (max: number) => line(Math.min(max, LIMITS.requestWhole)) }),
       });
       // What the harness wrote awaits no answer of its own (a setup message, a notification).
       if (!harness) lastUser = i;
@@ -443,14 +445,11 @@ function absorbMessages(
         const program = activity.command?.match(/^\S+/)?.[0];
         if (program) model.toolWords.add(program);
         for (const name of namesOfCall(call, activity)) addSymbol(model, name, rank);
-        calls.set(call.id, { call, activity, index: i, rank });
+        const listed = activity.command !== undefined ? commandOf(activity) : otherActionOf(call, activity);
+        calls.set(call.id, { call, activity, index: i, rank, ...(listed !== undefined && { listed }) });
         // A change is recorded with its result (a failed one did not happen); a read at once.
         for (const f of activity.files) if (!isChange(f.action)) touchFile(model, f.path, f.action, rank);
-        if (activity.command !== undefined) addCommand(model, commandOf(activity), rank);
-        else {
-          const action = otherActionOf(call, activity);
-          if (action !== undefined) addCommand(model, action, rank);
-        }
+        if (listed !== undefined) addCommand(model, listed, rank);
       }
     } else if (m.role === 'tool') {
       const id = m.toolCallId || resolved[i];
@@ -461,9 +460,8 @@ function absorbMessages(
       // What the tool returned, out of a harness's wrapping (Codex's JSON, Claude Code's error tags).
       const { content } = unwrappedResult(m);
       const errorLine = errorLineOf(m, call?.activity);
-      const action = call && call.activity.command === undefined ? otherActionOf(call.call, call.activity) : undefined;
       const outcome =
-        call && (call.activity.command !== undefined || action !== undefined)
+        call && (call.listed !== undefined || call.activity.webLookup)
           ? callOutcome(call.activity, m, errorLine)
           : undefined;
       // A failed test run whose output has no error line (only its counts tell) failed all the same.
@@ -483,11 +481,10 @@ function absorbMessages(
       if (call && line === undefined && isSubAgentReport(call.call.name, call.activity))
         absorbReport(model, launchLabel(call.call, call.activity), content, rank);
       // A web lookup: what it asked and what it found (its first link, or its first line).
-      else if (call?.activity.webLookup)
-        addCommand(model, webLookupLabel(call.call), rank, 1, callOutcome(call.activity, m, errorLine).text);
-      if (call && (call.activity.command !== undefined || action !== undefined)) {
-        const entry = model.commands.get(action ?? commandOf(call.activity));
-        if (entry && outcome) ranAgain(entry, outcome.text, outcome.ok);
+      else if (call?.activity.webLookup && outcome) addCommand(model, webLookupLabel(call.call), rank, 1, outcome.text);
+      if (call?.listed !== undefined && outcome) {
+        const entry = model.commands.get(call.listed);
+        if (entry) ranAgain(entry, outcome.text, outcome.ok);
       }
       // Targets are read only when there is an error to record or to resolve.
       const targetsOf = () => call?.activity.targets ?? [`call:${m.toolName ?? 'tool'}\u0000${id}`];
@@ -898,8 +895,7 @@ function continuationParts(content: string): Map<string, string[]> {
  * Claude Code's continuation as one request line: `Continued session — request: …; pending: …; current work: …;
  * next: …` from its sections, in that order, within `max` characters; its own start and end otherwise.
  */
-function continuationLine(content: string, max: number): string {
-  const parts = continuationParts(content);
+function continuationLine(parts: ReadonlyMap<string, string[]>, content: string, max: number): string {
   const said = CONTINUATION_LINE.flatMap((name) =>
     parts.has(name) ? [`${name}: ${parts.get(name)!.join('; ').replace(/\s+/g, ' ')}`] : [],
   );
