@@ -336,6 +336,51 @@ describe('callOutcome: how a call ended, read from its result', () => {
     );
   });
 
+  it("says which test failed and how when pytest's report has no short summary (`-q`, before pytest 6, `-rN`)", () => {
+    const report = [
+      'F.                                                                       [100%]',
+      '=================================== FAILURES ===================================',
+      '___________________________________ test_add ___________________________________',
+      '',
+      '    def test_add():',
+      '>       assert add(2, 2) == 5',
+      'E       assert 4 == 5',
+      'E        +  where 4 = add(2, 2)',
+      '',
+      'tests/test_a.py:4: AssertionError',
+    ];
+    const run = call('bash', { command: 'python -m pytest -q tests/test_a.py' });
+    // Its counts alone tell that it failed: the test and its assertion follow them.
+    const bare = outcomeOf(run, result([...report, '1 failed, 1 passed in 0.12s'].join('\n')));
+    expect(bare).toEqual({ ok: false, text: 'tests 1 failed, 1 passed: test_add: assert 4 == 5' });
+    const framed = [...report, '========================= 1 failed, 1 passed in 0.12s =========================='];
+    expect(outcomeOf(run, result(framed.join('\n'))).text).toBe('tests 1 failed, 1 passed: test_add: assert 4 == 5');
+    // Flagged with its exit status (pi): the status, then the test and how, not the counts line as the error.
+    const flagged = result(
+      [...report, '1 failed, 1 passed in 0.12s', '', 'Command exited with code 1'].join('\n'),
+      true,
+    );
+    expect(outcomeOf(run, flagged).text).toBe('exit 1: test_add: assert 4 == 5 (tests 1 failed, 1 passed)');
+    // Read back from a note's step line, it says the same again.
+    const back = callOfStepLine(`- bash \`python -m pytest -q tests/test_a.py\` → ${bare.text}`, 's1')!;
+    expect(callOutcome(toolActivity(back.call, {}), back.result)).toEqual(bare);
+    // A file it could not collect: the file, then why.
+    const collect = [
+      '______________________ ERROR collecting tests/test_a.py _______________________',
+      "ImportError while importing test module '/w/tests/test_a.py'.",
+      'tests/test_a.py:1: in <module>',
+      '    from app import add',
+      "E   ModuleNotFoundError: No module named 'app'",
+      '=========================== short test summary info ============================',
+      'ERROR tests/test_a.py',
+      '!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!',
+      '=============================== 1 error in 0.05s ===============================',
+    ];
+    expect(outcomeOf(call('bash', { command: 'pytest' }), result(collect.join('\n'))).text).toBe(
+      "error: ERROR tests/test_a.py: ModuleNotFoundError: No module named 'app' (tests 1 error)",
+    );
+  });
+
   it.each([
     [
       'mypy src',

@@ -317,15 +317,17 @@ function raisedAt(lines: readonly string[]): string | undefined {
 
 function tellingLine(result: ChatMessage, errorLine: string): string {
   // Only the exit status tells (the error line is the status itself, as errorLineOf gives it): the line the command
-  // printed last says what failed (`make: *** [all] Error 2`).
+  // printed last says what failed (`make: *** [all] Error 2`); a test runner's counts, the test that failed and how.
   const status = EXIT_LINE.exec(errorLine);
   if (status?.[0] === errorLine.trim()) {
-    const printed = outputLines(unwrappedResult(result).content)
+    const own = outputLines(unwrappedResult(result).content);
+    const printed = [...own]
       .reverse()
       .find((l) => !EXIT_LINE.test(l) && /\w/.test(l))
       ?.trim();
+    const how = printed !== undefined && testCountsOf(printed) !== undefined ? howTestFailed(own) : undefined;
     const meaning = EXIT_MEANING[Number(status[1])];
-    return printed ?? (meaning ? `${errorLine} (${meaning})` : errorLine);
+    return how ?? printed ?? (meaning ? `${errorLine} (${meaning})` : errorLine);
   }
   const traceback = /Traceback \(most recent call last\)/.test(errorLine);
   // A heading over what failed (Maven's `[ERROR] COMPILATION ERROR :`, RSpec's `Failed examples:`): it, then the line
@@ -356,7 +358,7 @@ function tellingLine(result: ChatMessage, errorLine: string): string {
     if (!listed) return errorLine;
   }
   const how = verdict
-    ? howTestFailed(lines)
+    ? howTestFailed(lines, head)
     : marked
       ? reasonUnder(lines, head)
       : heading
@@ -403,9 +405,10 @@ function reasonUnder(lines: readonly string[], head: string): string | undefined
 const EXCEPTION_LINE = /^\s*[\w.]*(?:Error|Exception)\b/;
 /**
  * A test runner's verdict that does not say how a test failed: jest's `FAIL src/a.test.ts`, Go's closing `FAIL` and
- * `FAIL example.com/m 0.01s`, pytest's `FAILED tests/a.py::test_b` without its ` - reason`, cargo's `error: test failed`.
+ * `FAIL example.com/m 0.01s`, pytest's `FAILED tests/a.py::test_b` without its ` - reason` (and `ERROR tests/a.py`, a
+ * file it could not collect), cargo's `error: test failed`.
  */
-const TEST_VERDICT = /^\s*(?:FAIL(?:ED)?\b(?!.*\s-\s)|error: test failed\b)/;
+const TEST_VERDICT = /^\s*(?:FAIL(?:ED)?\b(?!.*\s-\s)|error: test failed\b|ERROR \S+(?:\.py|::\S+)\s*$)/;
 /** How a test failed, in the words of an assertion or an exception. */
 const REASON_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b\s*:|expect\(|assert(?:ion)?\b)/;
 
@@ -415,9 +418,10 @@ const COMPARED_VALUE = /^\s*(?:Expected|Received)(?: [a-z]+)?: +\S/;
 /**
  * The failing test and how it failed, from a runner's report: Go's `--- FAIL: TestAdd` and the line under it, jest's
  * `● suite › test` and its error, cargo's `thread 'tests::x' panicked at src/lib.rs:10:5:` and its message, pytest's
- * `E   assert 1 == 2`; else the first assertion or exception line.
+ * `E   assert 1 == 2` with its section's test (unless `said`, the line this explains, names it already); else the
+ * first assertion or exception line.
  */
-function howTestFailed(lines: readonly string[]): string | undefined {
+function howTestFailed(lines: readonly string[], said = ''): string | undefined {
   const next = (i: number): string | undefined => lines[i + 1]?.trim();
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
@@ -431,9 +435,24 @@ function howTestFailed(lines: readonly string[]): string | undefined {
       return `${jest[1]!.trim()}: ${lines[i + 1 + j]!.trim()}${values.length > 0 ? ` (${values.map((v) => oneLine(v, 80)).join('; ')})` : ''}`;
     }
     if (/\bpanicked at\b/.test(l)) return l.trim().endsWith(':') && next(i) ? `${l.trim()} ${next(i)}` : l.trim();
-    if (/^E\s{2,}\S/.test(l)) return l.slice(1).trim();
+    if (/^E\s{2,}\S/.test(l)) {
+      const test = pytestSectionAbove(lines, i);
+      return test === undefined || said.includes(test) ? l.slice(1).trim() : `${test}: ${l.slice(1).trim()}`;
+    }
   }
   return lines.find((l) => REASON_LINE.test(l))?.trim();
+}
+
+/**
+ * The test (or the file whose collection failed) a pytest report's section above line `at` is about: `____ test_b
+ * ____`, `____ TestA.test_b[1] ____`, `____ ERROR collecting tests/test_a.py ____`.
+ */
+function pytestSectionAbove(lines: readonly string[], at: number): string | undefined {
+  for (let i = at - 1; i >= 0 && i >= at - 200; i--) {
+    const m = /^_{3,} (\S.*?) _{3,}$/.exec(lines[i]!.trim());
+    if (m) return m[1]!.replace(/^ERROR collecting /, '');
+  }
+  return undefined;
 }
 
 export interface CallOutcome {
@@ -474,7 +493,12 @@ export function callOutcome(
     const head = exit && !error.includes(exit.line) ? `${exitWords(exit.code)}: ` : 'error: ';
     return { ok: false, text: `${head}${clipError(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
   }
-  if (tests) return { ok: !TESTS_FAILED.test(tests), text: `tests ${tests}` };
+  if (tests) {
+    // Only the counts say it failed (pytest without its short summary): the test that failed and how, when it says.
+    const failed = TESTS_FAILED.test(tests);
+    const how = failed ? howTestFailed(outputLines(result.content)) : undefined;
+    return { ok: !failed, text: `tests ${tests}${how ? `: ${clipError(how, 140)}` : ''}` };
+  }
   if (activity?.webLookup) {
     const found = webLookupGist(result.content);
     return { ok: true, text: found ? `ok: ${found}` : 'ok' };
@@ -696,13 +720,15 @@ export function callOfStepLine(
   if (!call) return undefined;
   if (outcome === 'no result') return { call };
   const exit = /^exit (\d+)(?:: (.*))?$/.exec(outcome);
-  // Test counts as a runner prints them (`Tests: 2 failed, 10 passed`): read back as they were.
+  // Test counts as a runner prints them (`Tests: 2 failed, 10 passed`), and how a test failed under them as pytest
+  // says it (`E   test_b: assert 1 == 2`): read back as they were.
+  const tests = /^tests (.*?)(?:: (.*))?$/.exec(outcome);
   const content = exit
     ? `${exit[2] ?? ''}\nexit code: ${exit[1]}`
     : outcome.startsWith('error: ')
       ? outcome.slice(7)
-      : outcome.startsWith('tests ')
-        ? `Tests: ${outcome.slice(6)}`
+      : tests
+        ? `Tests: ${tests[1]}${tests[2] !== undefined ? `\nE   ${tests[2]}` : ''}`
         : /^\d+ lines$/.test(outcome)
           ? '\n'.repeat(Math.min(100_000, Math.max(0, parseInt(outcome, 10) - 1)))
           : outcome.replace(/^ok(?:: |$)/, '');
