@@ -120,6 +120,25 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(ok('grep "constructor" src/loader.ts | head -5', 'constructor(')).toBe('ok');
   });
 
+  it("what a script found, not its log of the connections and processes it opened and closed (pwntools')", () => {
+    const ok = (output: string[]) => outcomeOf(call('bash', { command: 'python solve.py' }), result(output.join('\n')));
+    const remote = ['[+] Opening connection to crypto.chal.csaw.io on port 4242: Done'];
+    const closed = '[*] Closed connection to crypto.chal.csaw.io port 4242';
+    expect(ok([...remote, 'next number: 1364650861', closed]).text).toBe('ok: next number: 1364650861');
+    expect(ok([...remote, 'line one of it', 'Found flag: flag{n0t_s0_r4nd0m}', closed]).text).toBe(
+      'ok: Found flag: flag{n0t_s0_r4nd0m}',
+    );
+    const local = ["[+] Starting local process './warmup': pid 123", '[*] Switching to interactive mode'];
+    const stopped = "[*] Process './warmup' stopped with exit code 0 (pid 123)";
+    expect(ok([...local, 'FLAG{abc_def}', '[*] Got EOF while reading in interactive', stopped]).text).toBe(
+      'ok: FLAG{abc_def}',
+    );
+    // Nothing but its log: nothing found. A process that crashed is news.
+    expect(ok([...remote, closed])).toEqual({ ok: true, text: 'ok' });
+    const crashed = "[*] Process './warmup' stopped with exit code -11 (SIGSEGV) (pid 123)";
+    expect(ok([...local, 'aaaa', crashed]).text).toBe(`ok: ${crashed}`);
+  });
+
   it("git's state: the branch and how many files changed, a log's latest commit", () => {
     const ok = (command: string, output: string) => outcomeOf(call('bash', { command }), result(output)).text;
     const status = [

@@ -520,10 +520,12 @@ export function callOutcome(
   const printed = activity?.command !== undefined ? outputLines(result.content) : [];
   const git = gitStateOf(activity?.command, printed);
   if (git !== undefined) return { ok: true, text: `ok: ${oneLine(git, 80)}` };
+  // What it found, without its log of the connections and processes it opened and closed.
+  const told = printed.filter((l) => !SESSION_LOG_LINE.test(l));
   // One line is the answer (`pwd`, `which python`, `git branch --show-current`, `cat .nvmrc`); not an `ok`, a
   // harness's note in parentheses (pi's `(no output)`), what the command itself says (`… && echo "Fixed a.ts"`), nor
   // a line a search found in a file (`grep "constructor" a.ts`: its code).
-  const only = printed.length === 1 && !FILE_SEARCH.test(activity?.command ?? '') ? flat(printed[0]!) : '';
+  const only = told.length === 1 && !FILE_SEARCH.test(activity?.command ?? '') ? flat(told[0]!) : '';
   if (
     only.length > 0 &&
     only.length <= 80 &&
@@ -536,7 +538,7 @@ export function callOutcome(
     // A command's last line is often its verdict ("Found 3 errors", "Done in 2.1s", "migrated 3 tables").
     // (Not a marker of our own: a squeezed or truncated body ends in one; nor a rule between parts: `-----`.)
     const last =
-      [...printed]
+      [...told]
         .reverse()
         .find((l) => !/^\s*\[\.\.\.|\.\.\.\]\s*$/.test(l) && !RULE_LINE.test(l))
         ?.trim() ?? '';
@@ -615,6 +617,13 @@ export function failureOf(activity: ToolActivity | undefined, result: ChatMessag
  */
 const CODE_LINE =
   /[;{]\s*$|^\s*[}\])]|^\s*\d+(?::|\t|-\s)|^\s*(?:import|export|const|let|var|def|return|function|class|if|for|while)\b|^\s*[\w.[\]]+\s*[-+*/|&]?=(?!=)/;
+/**
+ * A script's log of the connections and processes it opened and closed (pwntools' `[+] Opening connection to x on port
+ * 1: Done`, `[*] Closed connection to x port 1`, `[*] Switching to interactive mode`, `[*] Process './a' stopped with
+ * exit code 0 (pid 9)`): not what it found. (A process that stopped otherwise, `exit code -11 (SIGSEGV)`, is news.)
+ */
+const SESSION_LOG_LINE =
+  /^\s*\[[x*+]\] (?:Opening connection to|Closed connection to|Starting (?:local |remote )?process|Stopped (?:process|program)|Process .* stopped with exit code 0\b|Switching to interactive mode|Got EOF while reading|Receiving all data|Connecting to)/;
 const VERDICT =
   /\d|\b(?:done|success(?:ful(?:ly)?)?|passed|built|compiled|created|found|finished|complete[d]?|up to date|no (?:errors?|changes|issues|problems)|warnings?|skipped|updated|installed|removed|wrote|written|saved)\b/i;
 
