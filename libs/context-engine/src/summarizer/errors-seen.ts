@@ -1,5 +1,5 @@
 import { withoutSite } from './call-outcome';
-import { labelTargets, resolvedTargets } from './tool-activity';
+import { failureTargets, labelTargets, resolvedTargets } from './tool-activity';
 
 /**
  * An Errors seen line: `label — error line (×N) [status]`. The status: `fixed later` (a later call on the same target
@@ -60,7 +60,7 @@ export class ErrorsSeen {
         label: m[1]!,
         line: m[2]!,
         gist: errorGist(m[2]!),
-        targets: labelTargets(m[1]!),
+        targets: failureTargets(labelTargets(m[1]!), m[2]!),
         count: Number(m[3] ?? 1),
         status: m[4] as ErrorStatus,
         rank,
@@ -70,7 +70,8 @@ export class ErrorsSeen {
   }
 
   /**
-   * A call labelled `label` failed on `targets` with `line`. A repeat (the same error again, on the same target or
+   * A call labelled `label` failed on `targets` with `line` (a TypeScript diagnostic also on a later type check of the
+   * whole project, whatever command said it: `failureTargets`). A repeat (the same error again, on the same target or
    * word for word) is one entry with a count. The unresolved errors a success there would have fixed
    * (`resolvedTargets`) are superseded unless its `output` still shows them (their gist), as a rerun that gets past
    * an error to the next one does; not when the output is `partial` (cut by compaction or by the command itself:
@@ -84,8 +85,9 @@ export class ErrorsSeen {
     output: string,
     partial: boolean,
   ): void {
+    const own = failureTargets(targets, line);
     const gist = errorGist(line);
-    let current = this.repeatOf(gist, targets);
+    let current = this.repeatOf(gist, own);
     if (current) {
       current.count++;
       current.status = 'unresolved';
@@ -95,13 +97,15 @@ export class ErrorsSeen {
         current.line = line;
         current.gist = gist;
       }
-      this.indexTargets(current, targets);
+      this.indexTargets(current, own);
     } else {
-      current = this.add({ label, line, gist, targets: [...targets], count: 1, status: 'unresolved', rank });
+      current = this.add({ label, line, gist, targets: own, count: 1, status: 'unresolved', rank });
     }
     if (partial) return;
     let shown: string | undefined;
-    for (const t of resolvedTargets(targets))
+    // What this run would have fixed (a type check of a few files, or a build, supersedes no diagnostic of another
+    // command; a whole-project check does).
+    for (const t of resolvedTargets(own.filter((t) => targets.includes(t))))
       for (const e of this.byTarget.get(t) ?? []) {
         if (e === current || e.status !== 'unresolved' || e.gist === '') continue;
         shown ??= errorGist(output);

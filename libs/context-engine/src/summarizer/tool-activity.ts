@@ -531,8 +531,37 @@ export function commandTargets(line: string, onFile?: string): string[] {
     const operands = tokenize(key.slice(runner[0].length)).filter((t) => !t.startsWith('-') && t !== '--');
     targets.push(operands.length === 0 ? `suite:${name}` : `within:${name}`);
   }
+  if (checksWholeProject(key)) targets.push(TYPE_CHECK);
   return targets;
 }
+
+/**
+ * A TypeScript type check of a whole project: `tsc`, `tsgo`, `vue-tsc` or `svelte-check` (however invoked) with no
+ * file operand (`-p tsconfig.json` and `-b` name a project), or a package script by a name projects give the check
+ * (`npm run typecheck`, `pnpm check`).
+ */
+const TYPE_CHECKER = /^(?:(?:npx|bunx|pnpm\s+(?:exec|dlx)|yarn)\s+)?(?:tsc|tsgo|vue-tsc|svelte-check)(?=\s|$)/;
+const TYPE_CHECK_SCRIPT =
+  /^(?:npm\s+run|pnpm(?:\s+run)?|yarn\s+run|bun\s+run)\s+(?:check|typecheck|type-check|check-types|check:types|types|tsc)(?:\s|$)/;
+function checksWholeProject(key: string): boolean {
+  if (TYPE_CHECK_SCRIPT.test(key)) return true;
+  const checker = TYPE_CHECKER.exec(key);
+  if (!checker) return false;
+  const words = tokenize(key.slice(checker[0].length));
+  return words.every((w, i) => w.startsWith('-') || /^(?:-p|--project)$/.test(words[i - 1] ?? ''));
+}
+/** The target a whole-project type check shares with every TypeScript diagnostic (`failureTargets`). */
+const TYPE_CHECK = 'typecheck:ts';
+/** A TypeScript diagnostic: `src/a.ts(3,5): error TS2322: …`, `src/a.ts:3:5 - error TS2322: …`. */
+const TS_DIAGNOSTIC = /\berror TS\d+:/;
+
+/**
+ * The targets an error with `line` is resolved through: its call's, and — a TypeScript diagnostic, whichever command
+ * said it (a check of a few files, a build, a package script) — a later type check of the whole project passing; not
+ * another error of a check script (a linter's, say).
+ */
+export const failureTargets = (targets: readonly string[], line: string): string[] =>
+  TS_DIAGNOSTIC.test(line) ? [...new Set([...targets, TYPE_CHECK])] : targets.filter((t) => t !== TYPE_CHECK);
 
 /** A file action's kind for resolution: a change (edit, write), a read, or the tool's own action. */
 const actionKind = (action: FileAction): string => (isChange(action) ? 'change' : action);

@@ -138,6 +138,53 @@ describe('errors: resolved by a later success on the same target', () => {
     expect(digest([...suiteFails, ...onePasses]).errorsSeen[0]).toMatch(/\[unresolved\]$/);
   });
 
+  it('a TypeScript diagnostic: resolved by a later type check of the whole project, whichever command said it', () => {
+    const partial = step(
+      bash('npx tsc --noEmit --skipLibCheck src/**/*.ts 2>&1 | grep -v "^../tui"'),
+      "src/changelog.ts(104,35): error TS1343: The 'import.meta' meta-property is only allowed when the '--module' option is 'es2020'.",
+      true,
+    );
+    const build = step(
+      bash('npm run build'),
+      "> app@1.0.0 build\n> tsc -p .\n\nsrc/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+      true,
+    );
+    const lint = step(
+      bash('npm run check'),
+      '> biome check .\n\nsrc/b.ts:1:1 lint/style/useConst ━━━━━━━━\n\n  × This let is never reassigned.',
+      true,
+    );
+    const status = (lines: readonly string[]) => lines.map((e) => /\[([a-z ]+)\]$/.exec(e)![1]);
+    expect(status(digest([...partial, ...build]).errorsSeen)).toEqual(['unresolved', 'unresolved']);
+    // The project's own check passing (a package script, or tsc with no file named): both diagnostics are gone.
+    for (const check of [
+      'cd packages/app && npm run check 2>&1 | tail -3',
+      'npx tsc --noEmit -p tsconfig.json',
+      'pnpm typecheck',
+    ])
+      expect(status(digest([...partial, ...build, ...step(bash(check), 'ok')]).errorsSeen)).toEqual([
+        'fixed later',
+        'fixed later',
+      ]);
+    // Not a check of a few files, nor a build (it may not check types); nor is a linter's error fixed by a type check.
+    for (const other of ['npx tsc --noEmit src/a.ts', 'npm run build'])
+      expect(status(digest([...partial, ...step(bash(other), 'ok')]).errorsSeen)).toEqual(['unresolved']);
+    expect(status(digest([...lint, ...step(bash('npx tsc --noEmit'), '')]).errorsSeen)).toEqual(['unresolved']);
+    // A whole-project check failing otherwise supersedes a diagnostic it no longer shows; a build's does not.
+    const other = "src/c.ts(1,1): error TS2304: Cannot find name 'chalk'.";
+    expect(status(digest([...partial, ...step(bash('npx tsgo --noEmit'), other, true)]).errorsSeen)).toEqual([
+      'superseded',
+      'unresolved',
+    ]);
+    expect(status(digest([...partial, ...step(bash('npm run build'), other, true)]).errorsSeen)).toEqual([
+      'unresolved',
+      'unresolved',
+    ]);
+    // Read back from an earlier note, the diagnostic is still resolved by the project's check.
+    const note = summarizeDeterministic({ messages: partial, maxChars: 100_000 }).text;
+    expect(status(digest(step(bash('npm run typecheck'), 'ok'), note).errorsSeen)).toEqual(['fixed later']);
+  });
+
   it('superseded: the same run failing otherwise, its whole output no longer showing the error', () => {
     const importError = step(
       bash('pytest tests/test_fields.py'),
