@@ -437,6 +437,171 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(outcomeOf(call('bash', { command }), result(output))).toEqual({ ok: false, text });
   });
 
+  // Each runner's report of one failed test of two, as it prints it (no exit status: SWE-agent's shell shows none).
+  const RUNNERS: [string, string, string[], string][] = [
+    [
+      'PHPUnit',
+      'vendor/bin/phpunit',
+      [
+        'F.   2 / 2 (100%)',
+        'There was 1 failure:',
+        '1) Tests\\CalcTest::testAdd',
+        'Failed asserting that 4 matches expected 5.',
+        '/w/tests/CalcTest.php:9',
+        'FAILURES!',
+        'Tests: 2, Assertions: 2, Failures: 1.',
+      ],
+      'error: Failed asserting that 4 matches expected 5. (tests 2 tests, 2 assertions, 1 failures)',
+    ],
+    [
+      'ExUnit',
+      'mix test',
+      [
+        '  1) test adds (CalcTest)',
+        '     test/calc_test.exs:5',
+        '     Assertion with == failed',
+        '     code:  assert Calc.add(2, 2) == 5',
+        '     left:  4',
+        '     right: 5',
+        'Finished in 0.02 seconds',
+        '3 tests, 1 failure',
+      ],
+      'tests 3 tests, 1 failure: test adds (CalcTest): Assertion with == failed (code: assert Calc.add(2, 2) == 5; left: 4; right: 5)',
+    ],
+    [
+      'unittest (an error, not a failure: Django)',
+      'python manage.py test polls',
+      [
+        'E',
+        '======',
+        'ERROR: test_future (polls.tests.QuestionModelTests.test_future)',
+        '------',
+        'Traceback (most recent call last):',
+        '  File "/w/polls/models.py", line 9, in was_published_recently',
+        '    return self.pub_date >= timezone.now() - datetime.timedelta(days=1)',
+        "NameError: name 'datetime' is not defined",
+        'Ran 1 test in 0.002s',
+        'FAILED (errors=1)',
+      ],
+      "error: ERROR: test_future (polls.tests.QuestionModelTests.test_future): NameError: name 'datetime' is not defined (at polls/models.py:9)",
+    ],
+    [
+      'mocha',
+      'npx mocha',
+      [
+        '  sum',
+        '    1) adds',
+        '  1 passing (5ms)',
+        '  1 failing',
+        '  1) sum',
+        '       adds:',
+        '      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+        '4 !== 5',
+        '      at Context.<anonymous> (test/sum.test.js:6:12)',
+      ],
+      'tests 1 passing 1 failing: AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 4 !== 5',
+    ],
+    [
+      'node:test',
+      'node --test',
+      [
+        '✖ adds (1.2ms)',
+        '  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+        '  4 !== 5',
+        'ℹ tests 2',
+        'ℹ pass 1',
+        'ℹ fail 1',
+      ],
+      'error: ✖ adds (1.2ms): AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 4 !== 5 (tests 1 failed, 1 passed)',
+    ],
+    [
+      'go test -v',
+      'go test -v ./...',
+      [
+        '=== RUN   TestAdd',
+        '    add_test.go:8: Add(2, 2) = 4; want 5',
+        '--- FAIL: TestAdd (0.00s)',
+        '=== RUN   TestSub',
+        '--- PASS: TestSub (0.00s)',
+        'FAIL',
+        'FAIL\texample.com/calc\t0.002s',
+      ],
+      'error: FAIL: TestAdd: add_test.go:8: Add(2, 2) = 4; want 5',
+    ],
+    [
+      'Maven Surefire',
+      'mvn test',
+      [
+        '[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.02 s <<< FAILURE! -- in com.example.CalcTest',
+        '[ERROR] com.example.CalcTest.testAdd -- Time elapsed: 0.005 s <<< FAILURE!',
+        'org.opentest4j.AssertionFailedError: expected: <5> but was: <4>',
+        '[INFO] Results:',
+        '[ERROR] Failures: ',
+        '[ERROR]   CalcTest.testAdd:10 expected: <5> but was: <4>',
+        '[ERROR] Tests run: 2, Failures: 1, Errors: 0, Skipped: 0',
+        '[INFO] BUILD FAILURE',
+      ],
+      'error: FAILURE in com.example.CalcTest: CalcTest.testAdd:10 expected: <5> but was: <4> (tests 2 tests, 1 failures, 0 errors, 0 skipped)',
+    ],
+    [
+      'Gradle',
+      './gradlew test',
+      [
+        '> Task :test FAILED',
+        'CalcTest > testAdd() FAILED',
+        '    org.opentest4j.AssertionFailedError at CalcTest.java:10',
+        '2 tests completed, 1 failed',
+        'FAILURE: Build failed with an exception.',
+        'BUILD FAILED in 2s',
+      ],
+      'error: CalcTest > testAdd() FAILED: org.opentest4j.AssertionFailedError at CalcTest.java:10 (tests 2 tests completed, 1 failed)',
+    ],
+    [
+      'dotnet test',
+      'dotnet test',
+      [
+        '  Failed CalcTests.AddsTwoNumbers [5 ms]',
+        '  Error Message:',
+        '   Assert.Equal() Failure: Values differ',
+        'Failed!  - Failed:     1, Passed:     1, Skipped:     0, Total:     2, Duration: 5 ms - Calc.Tests.dll (net8.0)',
+      ],
+      'error: Failed CalcTests.AddsTwoNumbers [5 ms]: Assert.Equal() Failure: Values differ (tests 1 failed, 1 passed, 0 skipped)',
+    ],
+  ];
+  it.each(RUNNERS)('%s: a failed test is a failure, told by the test and how it failed', (_, command, output, text) => {
+    const run = call('bash', { command });
+    expect(outcomeOf(run, result(output.join('\n')))).toEqual({ ok: false, text });
+    // Read back from a note's step line, it is the same failure.
+    const back = callOfStepLine(`- bash \`${command}\` → ${text}`, 's1')!;
+    expect(callOutcome(toolActivity(back.call, {}), back.result).ok).toBe(false);
+    // Flagged with its exit status (pi), the status and the same test.
+    const flagged = outcomeOf(run, result([...output, '', 'Command exited with code 1'].join('\n'), true));
+    expect(flagged.ok).toBe(false);
+    expect(flagged.text).toMatch(/^exit 1: /);
+    // (What it says of the test, without the verdict a harness's flag may not make the error line.)
+    const how = text.replace(/^(?:error: |tests [^:]*: )(?:FAIL: )?/, '').replace(/ \(tests .*\)$/, '');
+    expect(flagged.text).toContain(how);
+  });
+
+  it('a run of these runners that passed is a success with its counts', () => {
+    const passed = (command: string, output: string) => outcomeOf(call('bash', { command }), result(output));
+    expect(passed('vendor/bin/phpunit', '..   2 / 2 (100%)\n\nOK (2 tests, 2 assertions)')).toEqual({
+      ok: true,
+      text: 'tests 2 tests, 2 assertions',
+    });
+    expect(passed('mix test', 'Finished in 0.02 seconds\n1 doctest, 3 tests, 0 failures, 1 excluded').text).toBe(
+      'tests 1 doctest, 3 tests, 0 failures, 1 excluded',
+    );
+    expect(passed('mvn test', '[INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0\n[INFO] BUILD SUCCESS')).toEqual(
+      {
+        ok: true,
+        text: 'tests 2 tests, 0 failures, 0 errors, 0 skipped',
+      },
+    );
+    expect(passed('bundle exec rspec', '...\n\nFinished in 0.01 seconds\n3 examples, 0 failures').ok).toBe(true);
+    expect(passed('node --test', 'ℹ tests 2\nℹ pass 2\nℹ fail 0').text).toBe('tests 0 failed, 2 passed');
+  });
+
   it("a build's closing verdict is not what failed: the coded error line before it is (MSBuild, in Gemini CLI's frame)", () => {
     const build = (error: string) =>
       result(
@@ -686,7 +851,7 @@ describe('callOutcome: how a call ended, read from its result', () => {
 
   it('reads the counts of the common test runners', () => {
     expect(testCountsOf('test result: FAILED. 10 passed; 2 failed; 0 ignored')).toBe('10 passed; 2 failed; 0 ignored');
-    expect(testCountsOf('  14 passing (2s)\n  1 failing')).toBe('14 passing (2s) 1 failing');
+    expect(testCountsOf('  14 passing (2s)\n  1 failing')).toBe('14 passing 1 failing');
     expect(testCountsOf('jest: 552 passed, 0 failed')).toBeUndefined();
     expect(testCountsOf('552 passed, 0 failed')).toBe('552 passed, 0 failed');
     // pytest's closing line, framed by `=` or bare (`-q`).
@@ -826,7 +991,7 @@ describe('a pruned result keeps its failure', () => {
       'exit code: 1',
     ].join('\n');
     expect(failureOf(toolActivity(call('bash', { command: 'bundle exec rspec' }), {}), result(rspec))).toBe(
-      'exit 1: Failed examples: rspec ./spec/calc_spec.rb:4 # Calc adds',
+      'exit 1: Failed examples: rspec ./spec/calc_spec.rb:4 # Calc adds (tests 3 examples, 1 failure)',
     );
   });
 

@@ -49,7 +49,10 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   ],
   ["a closing count (tsc's `Found 3 errors`)", /^\s*Found [1-9]\d* errors?\b/],
   ["a build tool's verdict (Gradle's `BUILD FAILED`, Maven's `[ERROR]`)", /\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]/],
-  ["a test runner's verdict (`FAIL src/a.test.ts`, `FAILED tests/test_a.py::…`)", /^\s*FAIL(?:ED)?\b/],
+  [
+    "a test runner's verdict (`FAIL src/a.test.ts`, `FAILED tests/test_a.py::…`, Gradle's `CalcTest > testAdd() FAILED`)",
+    /^\s*FAIL(?:ED)?\b|^\S.* > .+ FAILED\s*$/,
+  ],
   ["a linter's or compiler's mark (biome's or miette's `×`, eslint's `✖`)", /^\s*[×✖✗✘] \S/],
   ['an eslint row (`12:5  error  …`)', /^\s*\d+:\d+\s+error\s/],
   ["npm's", /npm ERR!|^\s*npm error\b/],
@@ -206,12 +209,22 @@ const TEST_COUNTS: readonly RegExp[] = [
   /^((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)(?:, )?)+) in [\d.]+s(?: \([\d:]+\))?\s*$/m,
   // cargo: "test result: FAILED. 10 passed; 2 failed; 0 ignored"
   /test result: \w+\. ((?:\d+ \w+;?\s*)+)/,
-  // mocha / node:test: "10 passing", "2 failing"; "# pass 10", "# fail 2"
+  // mocha: "10 passing (2s)", "2 failing" (its time dropped below)
   /^\s*(\d+ passing(?:[^\n]*\n\s*\d+ (?:failing|pending))*)/m,
-  /^# (pass \d+\n# fail \d+)/m,
   // Go: "--- FAIL: TestX", "ok  pkg 0.01s"; plain "N passed, N failed"
   /^\s*(\d+ passed, \d+ failed(?:, \d+ skipped)?)\s*$/m,
+  // RSpec and ExUnit: "3 examples, 1 failure, 1 pending", "1 doctest, 3 tests, 0 failures, 1 excluded"
+  /^\s*((?:\d+ (?:doctests?|propert(?:y|ies)), )*\d+ (?:examples?|tests?), \d+ failures?(?:, \d+ (?:pending|excluded|skipped|invalid))*)\s*$/m,
+  // PHPUnit: "Tests: 2, Assertions: 2, Failures: 1.", "OK (2 tests, 2 assertions)"
+  /^\s*(Tests: \d+, Assertions: \d+(?:, [A-Z][\w ]+: \d+)*)\.?\s*$/m,
+  /^OK \((\d+ tests?, \d+ assertions?)\)/m,
+  // Maven's Surefire, its closing line (a test class's own ends with its time): "Tests run: 2, Failures: 1, Errors: 0, Skipped: 0"
+  /^(?:\[\w+\]\s+)?(Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+)\s*$/m,
+  // Gradle: "2 tests completed, 1 failed, 1 skipped"
+  /^\s*(\d+ tests? completed, \d+ failed(?:, \d+ skipped)?)\s*$/m,
 ];
+/** TAP's and node:test's closing counts: "# pass 10", "# fail 2"; "ℹ pass 1", "ℹ fail 1". */
+const PASS_FAIL_COUNTS = /^[#ℹ] pass (\d+)\n[#ℹ] fail (\d+)/m;
 
 /**
  * `dotnet test`: `Test summary: total: 3, failed: 1, succeeded: 2, skipped: 0, duration: 1.2s` (.NET 8's terminal
@@ -228,13 +241,23 @@ export function testCountsOf(text: string): string | undefined {
     const [failed, passed, skipped] = dotnet[1] !== undefined ? dotnet.slice(1, 4) : dotnet.slice(4, 7);
     return `${failed} failed, ${passed} passed, ${skipped} skipped`;
   }
+  const passFail = PASS_FAIL_COUNTS.exec(tail);
+  if (passFail) return `${passFail[2]} failed, ${passFail[1]} passed`;
   for (const re of TEST_COUNTS) {
     const m = re.exec(tail);
     if (m)
-      return m[1]!
-        .replace(/\s+/g, ' ')
-        .replace(/[;,|\s]+$/, '')
-        .trim();
+      return (
+        m[1]!
+          .replace(/\s+/g, ' ')
+          .replace(/ \([\d.]+m?s\)/, '')
+          .replace(/[;,|\s]+$/, '')
+          .trim()
+          // Counts as `Name: N` (PHPUnit's, Surefire's) as `N name`, as the others say them (and read back).
+          .replace(
+            /\b(Tests run|[A-Z][a-z]+): (\d+)/g,
+            (_, name: string, n: string) => `${n} ${name === 'Tests run' ? 'tests' : name.toLowerCase()}`,
+          )
+      );
   }
   return undefined;
 }
@@ -325,7 +348,8 @@ function tellingLine(result: ChatMessage, errorLine: string): string {
       .reverse()
       .find((l) => !EXIT_LINE.test(l) && /\w/.test(l))
       ?.trim();
-    const how = printed !== undefined && testCountsOf(printed) !== undefined ? howTestFailed(own) : undefined;
+    const counts = testCountsOf(own.join('\n'));
+    const how = counts !== undefined && TESTS_FAILED.test(counts) ? howTestFailed(own) : undefined;
     const meaning = EXIT_MEANING[Number(status[1])];
     return how ?? printed ?? (meaning ? `${errorLine} (${meaning})` : errorLine);
   }
@@ -365,8 +389,10 @@ function tellingLine(result: ChatMessage, errorLine: string): string {
         ? lineUnder(lines, head)?.trim()
         : listedErrors(lines);
   if (how === undefined || head.includes(how)) return errorLine;
-  // (An announcement's first sentence: `Your proposed edit has introduced new syntax error(s).`)
-  return `${(listed ? head.replace(/\.\s.*$/, '') : head).replace(/\s*:$/, '')}: ${how}`;
+  // (An announcement's first sentence: `Your proposed edit has introduced new syntax error(s).` Surefire's verdict
+  // without its counts and time: `FAILURE in com.example.CalcTest`.)
+  const said = listed ? head.replace(/\.\s.*$/, '') : verdict ? head.replace(SUREFIRE_VERDICT, '$1 in $2') : head;
+  return `${said.replace(/\s*:$/, '')}: ${how}`;
 }
 
 /** The line under the one that reads `head` (flat), if any. */
@@ -396,10 +422,13 @@ function listedErrors(lines: readonly string[]): string | undefined {
 }
 
 /** A failed test marked as such (vitest's `× suite > test`, with the reason on the line under it: `→ expected …`). */
-const MARKED_LINE = /^\s*[×✗✘] \S/;
+const MARKED_LINE = /^\s*[×✖✗✘] \S/;
 
+/** The reason on the line under a marked test: vitest's `→ expected …`, node:test's `AssertionError […]: …`. */
 function reasonUnder(lines: readonly string[], head: string): string | undefined {
-  return /^\s*→ (.+)$/.exec(lineUnder(lines, head) ?? '')?.[1]?.trim();
+  const at = lines.findIndex((l) => flat(l) === head) + 1;
+  const under = at > 0 ? (lines[at] ?? '') : '';
+  return /^\s*→ (.+)$/.exec(under)?.[1]?.trim() ?? (REASON_LINE.test(under) ? withValuesUnder(lines, at) : undefined);
 }
 
 const EXCEPTION_LINE = /^\s*[\w.]*(?:Error|Exception)\b/;
@@ -408,9 +437,15 @@ const EXCEPTION_LINE = /^\s*[\w.]*(?:Error|Exception)\b/;
  * `FAIL example.com/m 0.01s`, pytest's `FAILED tests/a.py::test_b` without its ` - reason` (and `ERROR tests/a.py`, a
  * file it could not collect), cargo's `error: test failed`.
  */
-const TEST_VERDICT = /^\s*(?:FAIL(?:ED)?\b(?!.*\s-\s)|error: test failed\b|ERROR \S+(?:\.py|::\S+)\s*$)/;
-/** How a test failed, in the words of an assertion or an exception. */
-const REASON_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b\s*:|expect\(|assert(?:ion)?\b)/;
+const TEST_VERDICT =
+  /^\s*(?:FAIL(?:ED)?\b(?!.*\s-\s)|error: test failed\b|ERROR \S+(?:\.py|::\S+)\s*$|ERROR: \w+ \(|Failed \S+ \[\d)|<<< (?:FAILURE|ERROR)!|\S > .+ FAILED\s*$/;
+/** Maven Surefire's verdict on a test class: `[ERROR] Tests run: 2, Failures: 1, … <<< FAILURE! -- in a.BTest`. */
+const SUREFIRE_VERDICT = /^(?:\[ERROR\]\s*)?Tests run:.*?<<< (FAILURE|ERROR)!\s*-{1,2} in (\S+).*$/;
+/**
+ * How a test failed, in the words of an assertion or an exception (Node's `AssertionError [ERR_ASSERTION]: …`,
+ * PHPUnit's `Failed asserting that 4 matches expected 5.`).
+ */
+const REASON_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b(?: \[\w+\])?\s*:|expect\(|assert(?:ion)?\b|Failed asserting\b)/;
 
 /** The values an assertion compared, under it (jest's `Expected: 4` and `Received: 5`, `Received message: "…"`). */
 const COMPARED_VALUE = /^\s*(?:Expected|Received)(?: [a-z]+)?: +\S/;
@@ -426,7 +461,13 @@ function howTestFailed(lines: readonly string[], said = ''): string | undefined 
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
     const go = /^\s*--- FAIL: (\S+)/.exec(l);
-    if (go) return /^\s{2,}\S/.test(lines[i + 1] ?? '') ? `${go[1]}: ${next(i)}` : go[1];
+    if (go) {
+      if (/^\s{2,}\S/.test(lines[i + 1] ?? '')) return `${go[1]}: ${next(i)}`;
+      // `go test -v` logs a test's lines under its `=== RUN`, before its verdict.
+      const run = lines.lastIndexOf(`=== RUN   ${go[1]}`, i);
+      const logged = run < 0 ? undefined : lines.slice(run + 1, i).find((r) => /^\s{2,}\S/.test(r));
+      return logged === undefined ? go[1] : `${go[1]}: ${logged.trim()}`;
+    }
     const jest = /^\s*● (.+)$/.exec(l);
     if (jest) {
       const j = lines.slice(i + 1, i + 12).findIndex((r) => REASON_LINE.test(r));
@@ -435,12 +476,35 @@ function howTestFailed(lines: readonly string[], said = ''): string | undefined 
       return `${jest[1]!.trim()}: ${lines[i + 1 + j]!.trim()}${values.length > 0 ? ` (${values.map((v) => oneLine(v, 80)).join('; ')})` : ''}`;
     }
     if (/\bpanicked at\b/.test(l)) return l.trim().endsWith(':') && next(i) ? `${l.trim()} ${next(i)}` : l.trim();
+    // ExUnit's `1) test adds (CalcTest)`, its place, then `Assertion with == failed` and the code and values under it.
+    const ex = /^\s*\d+\) (test .+)$/.exec(l);
+    if (ex) {
+      const body = lines.slice(i + 1, i + 12).map((r) => r.trim());
+      const what = body.find((r) => /^(?:Assertion with|\*\* \()/.test(r));
+      const shown = body.filter((r) => /^(?:code|left|right): /.test(r)).map((r) => oneLine(r, 60));
+      if (what !== undefined) return `${ex[1]}: ${what}${shown.length > 0 ? ` (${shown.join('; ')})` : ''}`;
+    }
+    // Gradle's `CalcTest > testAdd() FAILED` and the exception under it; dotnet's `Failed A.B [5 ms]`, `Error Message:`.
+    if (/\S > .+ FAILED\s*$/.test(l) && /^\s+\S/.test(lines[i + 1] ?? '')) return next(i);
+    if (/^\s*Failed \S+ \[\d/.test(l) && /^\s*Error Message:\s*$/.test(lines[i + 1] ?? '') && lines[i + 2])
+      return lines[i + 2]!.trim();
+    // Maven's closing `[ERROR] Failures:` (or `Errors:`) and the test and assertion under it.
+    if (/^\[ERROR\] (?:Failures|Errors):\s*$/.test(l) && lines[i + 1]?.startsWith('[ERROR]'))
+      return lines[i + 1]!.replace(/^\[ERROR\]\s*/, '').trim();
     if (/^E\s{2,}\S/.test(l)) {
       const test = pytestSectionAbove(lines, i);
       return test === undefined || said.includes(test) ? l.slice(1).trim() : `${test}: ${l.slice(1).trim()}`;
     }
   }
-  return lines.find((l) => REASON_LINE.test(l))?.trim();
+  const reason = lines.findIndex((l) => REASON_LINE.test(l));
+  return reason < 0 ? undefined : withValuesUnder(lines, reason);
+}
+
+/** A reason line, and the line under it when it ends in a colon (Node's `…strictly equal:` then `4 !== 5`). */
+function withValuesUnder(lines: readonly string[], at: number): string {
+  const line = lines[at]!.trim();
+  const under = lines[at + 1]?.trim();
+  return line.endsWith(':') && under && under.length <= 80 ? `${line} ${under}` : line;
 }
 
 /**
@@ -462,7 +526,7 @@ export interface CallOutcome {
 }
 
 /** Test counts that tell of a failure (`2 failed, 10 passed`, `fail 1`). */
-const TESTS_FAILED = /[1-9]\d* (?:failed|failing|errors?)\b|fail [1-9]/;
+const TESTS_FAILED = /[1-9]\d* (?:failed|failing|errors?|failures?)\b|fail [1-9]/;
 
 /** Whether an outcome's text (as `callOutcome` words it, e.g. read back from a summary) tells of a success. */
 export const outcomeTextOk = (text: string): boolean =>
