@@ -583,6 +583,95 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(flagged.text).toContain(how);
   });
 
+  it('bun, CTest and XCTest failures are failures with their counts; what a checker or formatter found is a failure', () => {
+    const ran = (command: string, output: string[]) => outcomeOf(call('bash', { command }), result(output.join('\n')));
+    const bun = [
+      'src/sum.test.ts:',
+      '✓ sum > subtracts [0.10ms]',
+      '2 | test("adds", () => {',
+      '3 |   expect(1 + 1).toBe(3);',
+      '                    ^',
+      'error: expect(received).toBe(expected)',
+      '',
+      'Expected: 3',
+      'Received: 2',
+      '✗ sum > adds [0.30ms]',
+      '',
+      ' 1 pass',
+      ' 1 fail',
+      'Ran 2 tests across 1 files. [15.00ms]',
+    ];
+    expect(ran('bun test', bun)).toEqual({
+      ok: false,
+      text: 'tests 1 failed, 1 passed: error: expect(received).toBe(expected) (Expected: 3; Received: 2)',
+    });
+    const ctest = [
+      '1/2 Test #1: calc_test ....***Failed    0.01 sec',
+      '2/2 Test #2: other_test ...   Passed    0.00 sec',
+      '',
+      '50% tests passed, 1 tests failed out of 2',
+    ];
+    expect(ran('ctest --output-on-failure', ctest).ok).toBe(false);
+    expect(ran('ctest', ['100% tests passed, 0 tests failed out of 2'])).toEqual({
+      ok: true,
+      text: 'tests 0 failed, 2 passed',
+    });
+    expect(
+      ran('swift test', [
+        "Test Case '-[CalcTests testAdd]' failed (0.001 seconds).",
+        'Executed 2 tests, with 1 failure (0 unexpected) in 0.002 (0.003) seconds',
+      ]).ok,
+    ).toBe(false);
+    // Checkers and formatters, with no exit status shown.
+    expect(
+      ran('pyright', [
+        '/w/src/a.py',
+        '  /w/src/a.py:3:12 - error: Type "str" is not assignable to return type "int"',
+        '1 error, 0 warnings, 0 informations',
+      ]).text,
+    ).toBe('error: /w/src/a.py:3:12 - error: Type "str" is not assignable to return type "int"');
+    expect(ran('ruff check .', ['src/a.py:1:8: F401 [*] `os` imported but unused', 'Found 1 error.']).text).toBe(
+      'error: src/a.py:1:8: F401 [*] `os` imported but unused',
+    );
+    expect(
+      ran('black --check .', ['would reformat /w/src/a.py', '', 'Oh no! 💥 💔 💥', '1 file would be reformatted.'])
+        .text,
+    ).toBe('error: would reformat /w/src/a.py');
+    expect(
+      ran('npx prettier --check .', [
+        'Checking formatting...',
+        '[warn] src/a.ts',
+        '[warn] Code style issues found in the above file. Run Prettier with --write to fix.',
+      ]).ok,
+    ).toBe(false);
+  });
+
+  it("a test run whose counts say all passed succeeded, whatever its tests logged; a package manager's warning is no failure", () => {
+    const ran = (command: string, output: string[]) => outcomeOf(call('bash', { command }), result(output.join('\n')));
+    const logged = [
+      'PASS src/api.test.ts',
+      '  ● Console',
+      '    console.error',
+      '      Error: network down',
+      '          at Object.<anonymous> (src/api.test.ts:10:11)',
+    ];
+    expect(ran('npx jest', [...logged, 'Test Suites: 1 passed, 1 total', 'Tests:       4 passed, 4 total'])).toEqual({
+      ok: true,
+      text: 'tests 4 passed, 4 total',
+    });
+    // A suite that failed to run is a failure, though every test that ran passed.
+    expect(
+      ran('npx jest', [...logged, 'Test Suites: 1 failed, 1 passed, 2 total', 'Tests:       4 passed, 4 total']).ok,
+    ).toBe(false);
+    const pip = [
+      'Obtaining file:///w',
+      "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed.",
+      'torch 2.0.0 requires sympy, which is not installed.',
+      'Successfully installed app-0.1.0',
+    ];
+    expect(ran('pip install -e .', pip)).toEqual({ ok: true, text: 'ok: Successfully installed app-0.1.0' });
+  });
+
   it('a run of these runners that passed is a success with its counts', () => {
     const passed = (command: string, output: string) => outcomeOf(call('bash', { command }), result(output));
     expect(passed('vendor/bin/phpunit', '..   2 / 2 (100%)\n\nOK (2 tests, 2 assertions)')).toEqual({

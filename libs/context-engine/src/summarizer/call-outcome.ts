@@ -47,7 +47,18 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
     'a coded compiler error (`error CS1061`, `error TS2304`, `error NUnit1032`)',
     /\berror [A-Z][A-Za-z]{0,11}\d{2,6}\b/,
   ],
-  ["a closing count (tsc's `Found 3 errors`)", /^\s*Found [1-9]\d* errors?\b/],
+  [
+    "a closing count (tsc's `Found 3 errors`, pyright's `1 error, 0 warnings, 0 informations`)",
+    /^\s*Found [1-9]\d* errors?\b|^\s*[1-9]\d* errors?, \d+ warnings?\b/,
+  ],
+  [
+    "a checker's diagnostic (pyright's `a.py:3:12 - error: …`, a coded one of ruff, flake8 or pycodestyle: `a.py:1:8: F401 …`)",
+    /^\s*\S+:\d+:\d+ - error\b|^\s*\S+\.\w+:\d+:\d+: [A-Z]{1,3}\d{2,4}\b/,
+  ],
+  [
+    "a formatter's check (black's `would reformat a.py`, ruff's `Would reformat: a.py`, Prettier's `Code style issues found`)",
+    /^would reformat \S|^Would reformat: \S|\bCode style issues found\b/,
+  ],
   ["a build tool's verdict (Gradle's `BUILD FAILED`, Maven's `[ERROR]`)", /\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]/],
   [
     "a test runner's verdict (`FAIL src/a.test.ts`, `FAILED tests/test_a.py::…`, Gradle's `CalcTest > testAdd() FAILED`)",
@@ -68,7 +79,7 @@ const ERROR_LINE = new RegExp(ERROR_LINES.map(([, pattern]) => pattern.source).j
  * A warning, not a failure, whatever words follow (pwntools' `Warning: _curses.error: setupterm: could not find
  * terminfo database` before every run in a container; `warning: unused variable`; `UserWarning: …`).
  */
-const WARNING_LINE = /^\s*(?:[\w.]*Warning|WARN(?:ING)?)\b/i;
+const WARNING_LINE = /^\s*(?:[\w.]*Warning|WARN(?:ING)?)\b|^ERROR: pip's dependency resolver does not currently/i;
 /**
  * A harness's line that a command was stopped before it ended (pi's `Command aborted`, `Command timed out after 2m
  * 0.0s`, `Command was cancelled by user`): it did not finish, whatever it printed before.
@@ -83,7 +94,7 @@ const STOPPED_LINE = /^\s*Command (?:was )?(?:aborted|cancell?ed|killed|interrup
  * exit status`, `clang: error: linker command failed`): the linker's own line before it tells what it missed.
  */
 const WRAPPER_LINE =
-  /^\s*(?:collect2: error: ld returned|clang(?:\+\+)?: error: linker command failed|npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b|(?:#\d+ )?ERROR: (?:failed to solve|process ".*" did not complete successfully))|\bBUILD FAIL(?:ED|URE)\b/i;
+  /^\s*(?:[1-9]\d* errors?, \d+ warnings?\b|collect2: error: ld returned|clang(?:\+\+)?: error: linker command failed|npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b|(?:#\d+ )?ERROR: (?:failed to solve|process ".*" did not complete successfully))|\bBUILD FAIL(?:ED|URE)\b/i;
 /** npm's lines that give a field of its error, not the error (`npm ERR! code ERESOLVE`, `npm error errno 1`). */
 const NPM_FIELD = /^\s*npm (?:ERR!|error)(?:\s*$|\s+(?:code|errno|syscall|path|cwd|signal)\s)/i;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
@@ -173,8 +184,15 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
           lines[0] ??
           '(error)');
   if (exit !== undefined && !none) return pick(true) ?? exit.line;
+  // A test run whose counts say every test passed succeeded, whatever its tests logged (jest's `console.error`), unless
+  // a suite failed to run (jest's `Test Suites: 1 failed`).
+  if (activity?.command !== undefined) {
+    const counts = testCountsOf(result.content);
+    if (counts !== undefined && !TESTS_FAILED.test(counts) && !SUITES_FAILED.test(result.content)) return undefined;
+  }
   return pick();
 }
+const SUITES_FAILED = /^\s*Test (?:Suites|Files):?\s+[1-9]\d* failed\b/m;
 
 /**
  * What an exit status says beyond a failure: `timeout`'s 124, a signal's 128 + n (a harness's time limit sends
@@ -222,9 +240,13 @@ const TEST_COUNTS: readonly RegExp[] = [
   /^(?:\[\w+\]\s+)?(Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+)\s*$/m,
   // Gradle: "2 tests completed, 1 failed, 1 skipped"
   /^\s*(\d+ tests? completed, \d+ failed(?:, \d+ skipped)?)\s*$/m,
+  // XCTest: "Executed 2 tests, with 1 failure (0 unexpected)" ("with" dropped below)
+  /^\s*Executed (\d+ tests?, with \d+ failures?)/m,
 ];
-/** TAP's and node:test's closing counts: "# pass 10", "# fail 2"; "ℹ pass 1", "ℹ fail 1". */
-const PASS_FAIL_COUNTS = /^[#ℹ] pass (\d+)\n[#ℹ] fail (\d+)/m;
+/** TAP's, node:test's and bun's closing counts: "# pass 10", "# fail 2"; "ℹ pass 1", "ℹ fail 1"; " 1 pass", " 1 fail". */
+const PASS_FAIL_COUNTS = /^[#ℹ] pass (\d+)\n[#ℹ] fail (\d+)|^ ?(\d+) pass\n ?(\d+) fail$/m;
+/** CTest's: "50% tests passed, 1 tests failed out of 2". */
+const CTEST_COUNTS = /^\s*\d+% tests passed, (\d+) tests? failed out of (\d+)/m;
 
 /**
  * `dotnet test`: `Test summary: total: 3, failed: 1, succeeded: 2, skipped: 0, duration: 1.2s` (.NET 8's terminal
@@ -242,7 +264,9 @@ export function testCountsOf(text: string): string | undefined {
     return `${failed} failed, ${passed} passed, ${skipped} skipped`;
   }
   const passFail = PASS_FAIL_COUNTS.exec(tail);
-  if (passFail) return `${passFail[2]} failed, ${passFail[1]} passed`;
+  if (passFail) return `${passFail[2] ?? passFail[4]} failed, ${passFail[1] ?? passFail[3]} passed`;
+  const ctest = CTEST_COUNTS.exec(tail);
+  if (ctest) return `${ctest[1]} failed, ${Number(ctest[2]) - Number(ctest[1])} passed`;
   for (const re of TEST_COUNTS) {
     const m = re.exec(tail);
     if (m)
@@ -250,6 +274,7 @@ export function testCountsOf(text: string): string | undefined {
         m[1]!
           .replace(/\s+/g, ' ')
           .replace(/ \([\d.]+m?s\)/, '')
+          .replace(/, with /, ', ')
           .replace(/[;,|\s]+$/, '')
           .trim()
           // Counts as `Name: N` (PHPUnit's, Surefire's) as `N name`, as the others say them (and read back).
@@ -445,7 +470,8 @@ const SUREFIRE_VERDICT = /^(?:\[ERROR\]\s*)?Tests run:.*?<<< (FAILURE|ERROR)!\s*
  * How a test failed, in the words of an assertion or an exception (Node's `AssertionError [ERR_ASSERTION]: …`,
  * PHPUnit's `Failed asserting that 4 matches expected 5.`).
  */
-const REASON_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b(?: \[\w+\])?\s*:|expect\(|assert(?:ion)?\b|Failed asserting\b)/;
+const REASON_LINE =
+  /^\s*(?:error:\s+)?(?:[\w.]*(?:Error|Exception)\b(?: \[\w+\])?\s*:|expect\(|assert(?:ion)?\b|Failed asserting\b)/;
 
 /** The values an assertion compared, under it (jest's `Expected: 4` and `Received: 5`, `Received message: "…"`). */
 const COMPARED_VALUE = /^\s*(?:Expected|Received)(?: [a-z]+)?: +\S/;
@@ -497,7 +523,11 @@ function howTestFailed(lines: readonly string[], said = ''): string | undefined 
     }
   }
   const reason = lines.findIndex((l) => REASON_LINE.test(l));
-  return reason < 0 ? undefined : withValuesUnder(lines, reason);
+  if (reason < 0) return undefined;
+  // (And the values it compared under it, as jest's and bun's `Expected: 3`, `Received: 2`.)
+  const values = lines.slice(reason + 1, reason + 5).filter((r) => COMPARED_VALUE.test(r));
+  const line = withValuesUnder(lines, reason);
+  return values.length > 0 ? `${line} (${values.map((v) => oneLine(v, 80)).join('; ')})` : line;
 }
 
 /** A reason line, and the line under it when it ends in a colon (Node's `…strictly equal:` then `4 !== 5`). */
@@ -554,7 +584,9 @@ export function callOutcome(
     // (Or the status with what it means: `Exit code: 143 (terminated: SIGTERM)`.)
     if (exit && (error === exit.line || error.startsWith(`${exit.line} (`)))
       return { ok: false, text: `${exitWords(exit.code)}${tests ? ` (tests ${tests})` : ''}` };
-    const head = exit && !error.includes(exit.line) ? `${exitWords(exit.code)}: ` : 'error: ';
+    // (A line that says `error: ` itself is not said twice: clippy's `error: this \`if\` has identical blocks`.)
+    const head =
+      exit && !error.includes(exit.line) ? `${exitWords(exit.code)}: ` : /^error: /.test(error) ? '' : 'error: ';
     return { ok: false, text: `${head}${clipError(error, 140)}${tests ? ` (tests ${tests})` : ''}` };
   }
   if (tests) {
