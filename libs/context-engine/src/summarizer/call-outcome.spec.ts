@@ -672,6 +672,43 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(ran('pip install -e .', pip)).toEqual({ ok: true, text: 'ok: Successfully installed app-0.1.0' });
   });
 
+  it('what a command that only shows things printed is data, not its failure; it fails in its own name', () => {
+    const shown = (command: string, output: string[]) =>
+      outcomeOf(call('bash', { command }), result(output.join('\n')));
+    const log = [
+      '2024-01-01 start',
+      'Traceback (most recent call last):',
+      '  File "w.py", line 3',
+      'ValueError: bad',
+      '2024-01-01 restarted',
+    ];
+    for (const command of [
+      'cat logs/worker.log',
+      'tail -5 logs/worker.log | grep -v DEBUG',
+      'cd /w && head -20 logs/worker.log',
+    ])
+      expect(shown(command, log).ok).toBe(true);
+    expect(
+      shown('grep -rn "syntax error" src/', ['src/parse.py:12:        raise SyntaxError("syntax error at line")']).ok,
+    ).toBe(true);
+    expect(
+      shown('git log --oneline -3', ['a1b2c3d Fix "No such file or directory" on Windows', '0a1b2c3 Init']).ok,
+    ).toBe(true);
+    expect(shown('echo "FAIL: expected"', ['FAIL: expected']).ok).toBe(true);
+    // Its own complaint, a shell's, git's: a failure.
+    expect(shown('cat src/nope.ts', ['cat: src/nope.ts: No such file or directory']).text).toBe(
+      'error: cat: src/nope.ts: No such file or directory',
+    );
+    expect(shown('ls build && cat build/log', ["ls: cannot access 'build': No such file or directory"]).ok).toBe(false);
+    expect(shown('git show HEAD~9', ["fatal: ambiguous argument 'HEAD~9': unknown revision"]).ok).toBe(false);
+    // A command that also runs something is read as before: its traceback is its own.
+    expect(shown('cat input.txt | python parse.py', log).ok).toBe(false);
+    // A status or a harness's flag says it failed, whatever it printed.
+    expect(shown('cat logs/worker.log', [...log, 'Command exited with code 1']).ok).toBe(false);
+    // A count of none is no failure.
+    expect(shown('python check.py', ['checked 10 files', 'errors: 0', 'FAILED: 0']).ok).toBe(true);
+  });
+
   it('a run of these runners that passed is a success with its counts', () => {
     const passed = (command: string, output: string) => outcomeOf(call('bash', { command }), result(output));
     expect(passed('vendor/bin/phpunit', '..   2 / 2 (100%)\n\nOK (2 tests, 2 assertions)')).toEqual({

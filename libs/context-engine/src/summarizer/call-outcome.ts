@@ -4,7 +4,7 @@ import { fileHeadingAbove, PLACE_IN_FILE } from './names';
 import { keptFailureOf, prunedFailure, prunedKept } from './pruned-result';
 import { flat, oneLine } from './text';
 import { FRAME_LINE, nonEmptyLines, OUTPUT_LEAD, outputLines, unwrappedResult } from './harness-frame';
-import { parseArguments, type ToolActivity } from './tool-activity';
+import { parseArguments, showsOnly, type ToolActivity } from './tool-activity';
 import { webLookupGist } from './web-lookup';
 
 /**
@@ -61,8 +61,8 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   ],
   ["a build tool's verdict (Gradle's `BUILD FAILED`, Maven's `[ERROR]`)", /\bBUILD FAIL(?:ED|URE)\b|^\s*\[ERROR\]/],
   [
-    "a test runner's verdict (`FAIL src/a.test.ts`, `FAILED tests/test_a.py::…`, Gradle's `CalcTest > testAdd() FAILED`)",
-    /^\s*FAIL(?:ED)?\b|^\S.* > .+ FAILED\s*$/,
+    "a test runner's verdict (`FAIL src/a.test.ts`, `FAILED tests/test_a.py::…`, Gradle's `CalcTest > testAdd() FAILED`; not a count of none: `FAILED: 0`)",
+    /^\s*FAIL(?:ED)?\b(?!:?\s*0\b)|^\S.* > .+ FAILED\s*$/,
   ],
   ["a linter's or compiler's mark (biome's or miette's `×`, eslint's `✖`)", /^\s*[×✖✗✘] \S/],
   ['an eslint row (`12:5  error  …`)', /^\s*\d+:\d+\s+error\s/],
@@ -128,6 +128,20 @@ function answersNone(command: string, code: number): boolean {
     : code === 123 && XARGS_SEARCH.test(last);
 }
 
+/**
+ * A program's complaint: in its own name or a shell's (`ls: cannot access 'x'`, `bash: line 1: foo: command not
+ * found`), git's (`fatal: …`), or in the words the system gives (`file`'s `a/*: cannot open \`a/*' (No such file or
+ * directory)`) on a line that is no match a search found (`src/a.py:12: …`), not of git.
+ */
+function complaintOf(line: string, programs: readonly string[]): boolean {
+  const name = /^([\w.+-]+): /.exec(line)?.[1];
+  if (name !== undefined && (programs.includes(name) || /^-?(?:ba|z|da)?sh$/.test(name))) return true;
+  if (/^(?:fatal|error): /.test(line)) return true;
+  // (git's own words are its complaints: what else it shows is the repository's, a commit's subject say.)
+  return !programs.every((p) => p === 'git') && SYSTEM_COMPLAINT.test(line) && !/^\S+:\d+[:-]/.test(line);
+}
+const SYSTEM_COMPLAINT =
+  /\b(?:No such file or directory|Permission denied|cannot open|cannot access|command not found|Is a directory|Not a directory)\b/;
 /** A line that only rules off parts of an output (`-----`, `=====`). */
 const RULE_LINE = /^\s*([-=_*#~])\1{2,}\s*$/;
 /** The line that shows a tool result failed, or undefined when it looks like a success. */
@@ -173,6 +187,14 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   // A search that found nothing exits 1, which a harness may flag as an error (pi, Claude Code): no failure unless
   // it printed one.
   const none = exit !== undefined && activity?.command !== undefined && answersNone(activity.command, exit.code);
+  // What a command that only shows things printed is data: it failed when the harness or its status says so, or when
+  // it complains in its own name.
+  if (!result.isError && exit === undefined && activity?.command !== undefined && showsOnly(activity.script ?? '')) {
+    const programs = activity.command.split(/&&|\|\|?|;/).map((part) => part.trim().split(/\s+/)[0] ?? '');
+    return own()
+      .find((l) => complaintOf(l.trim(), programs))
+      ?.trim();
+  }
   // Flagged with no line of error shape: its status (the line printed last then tells), else a command's last line
   // (an npm script's first is its banner), else a tool's first (its message).
   if (result.isError)

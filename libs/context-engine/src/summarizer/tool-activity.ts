@@ -454,6 +454,25 @@ export function looksAround(command: string): boolean {
   return LOOKING_AROUND.test(tokenize(line)[0] ?? '') && !CHANGES_SOMETHING.test(withoutQuotedText(line));
 }
 
+/** Programs that only show what is there (and git's commands that do). */
+const SHOWING =
+  /^(?:ls|ll|tree|find|fd|grep|egrep|fgrep|rg|ag|ack|cat|head|tail|less|more|nl|wc|file|stat|echo|printf)$/;
+const GIT_SHOWING = /^git\s+(?:log|show|diff|status|blame|branch|tag|ls-files|grep)\b/;
+
+/**
+ * A command whose every part only shows what is there (`cat app.log`, `grep -rn Error src | head`, `git log`): what
+ * it printed is data (a log's traceback, a README's `Command not found:`, a commit's subject), not its failure.
+ * (Not SWE-agent's `open` or `goto`: their messages are their own.)
+ */
+export function showsOnly(command: string): boolean {
+  const line = withoutQuotedText(withoutLeadingCd(commandHead(command)));
+  if (CHANGES_SOMETHING.test(line)) return false;
+  return line
+    .split(/&&|\|\|?|;/)
+    .map((part) => part.trim())
+    .every((part) => SHOWING.test(tokenize(part)[0] ?? '') || GIT_SHOWING.test(part));
+}
+
 /** A pipe into a program that keeps some of the lines it is given (`grep error`, `Select-String`, `awk '/x/'`). */
 const PIPED_INTO_FILTER =
   /\|\s*(?:grep|egrep|fgrep|rg|ag|ack|awk|sed|cut|uniq|wc|jq|findstr|select-string|sls|where-object)\b/i;
