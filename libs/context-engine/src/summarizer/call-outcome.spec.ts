@@ -336,8 +336,9 @@ describe('callOutcome: how a call ended, read from its result', () => {
       'test result: FAILED. 0 passed; 1 failed; 0 ignored',
       'error: test failed, to rerun pass `--lib`',
     ].join('\n');
-    expect(fails('cargo test', cargo)).toContain(
-      "error: test failed, to rerun pass `--lib`: thread 'tests::it_works' panicked at src/lib.rs:10:5: assertion",
+    // (The panic is an error line itself: it, with its message, and the counts.)
+    expect(fails('cargo test', cargo)).toBe(
+      "error: thread 'tests::it_works' panicked at src/lib.rs:10:5: assertion `left == right` failed (tests 0 passed; 1 failed; 0 ignored)",
     );
     const pytest = [
       '    def test_b():',
@@ -707,6 +708,54 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(shown('cat logs/worker.log', [...log, 'Command exited with code 1']).ok).toBe(false);
     // A count of none is no failure.
     expect(shown('python check.py', ['checked 10 files', 'errors: 0', 'FAILED: 0']).ok).toBe(true);
+  });
+
+  it("more tools' failures, shown with no exit status, are failures in their own words", () => {
+    const ran = (command: string, output: string[]) => outcomeOf(call('bash', { command }), result(output.join('\n')));
+    expect(
+      ran('cargo run', [
+        "thread 'main' panicked at src/main.rs:4:5:",
+        'index out of bounds: the len is 3 but the index is 5',
+        'note: run with `RUST_BACKTRACE=1`',
+      ]).text,
+    ).toBe("error: thread 'main' panicked at src/main.rs:4:5: index out of bounds: the len is 3 but the index is 5");
+    expect(
+      ran('ruby app.rb', ["app.rb:3:in `<main>': undefined local variable or method `x' for main:Object (NameError)"])
+        .ok,
+    ).toBe(false);
+    expect(ran('make test', ["make: *** No rule to make target 'test'.  Stop."]).text).toBe(
+      "error: make: *** No rule to make target 'test'. Stop.",
+    );
+    expect(
+      ran('wget https://x.dev/f.tgz', [
+        'HTTP request sent, awaiting response... 404 Not Found',
+        '2024-01-01 ERROR 404: Not Found.',
+      ]).ok,
+    ).toBe(false);
+    expect(
+      ran('aws s3 ls s3://b', [
+        'An error occurred (AccessDenied) when calling the ListObjectsV2 operation: Access Denied',
+      ]).ok,
+    ).toBe(false);
+    expect(
+      ran('poetry install', [
+        "Because app depends on requests (^9.0) which doesn't match any versions, version solving failed.",
+      ]).ok,
+    ).toBe(false);
+    const rejected = [
+      'node:internal/process/promises:289',
+      '            triggerUncaughtException(err, true /* fromPromise */);',
+      '            ^',
+      '',
+      '[UnhandledPromiseRejection: This error originated either by throwing inside of an async function.] {',
+      "  code: 'ERR_UNHANDLED_REJECTION'",
+      '}',
+    ];
+    expect(ran('node app.js', rejected).text).toMatch(/^error: \[UnhandledPromiseRejection: /);
+    // make's closing line is no more than a wrapper: the compiler's line before it is what failed.
+    expect(ran('make', ["main.c:5:3: error: 'y' undeclared", 'make: *** [Makefile:4: main.o] Error 1']).text).toBe(
+      "error: main.c:5:3: error: 'y' undeclared",
+    );
   });
 
   it('a run of these runners that passed is a success with its counts', () => {

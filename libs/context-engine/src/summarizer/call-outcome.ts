@@ -19,7 +19,19 @@ import { webLookupGist } from './web-lookup';
  */
 const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   ['a line that opens with the word', /^\s*(?:error|fatal|panic)\b/],
-  ['an exception or error type (`TypeError: …`, `ValueError(`)', /^\s*\w*(?:Error|Exception)\b\s*[:(]/],
+  [
+    "an exception or error type (`TypeError: …`, `ValueError('…')`, Node's `[UnhandledPromiseRejection: …`; not a call of `triggerUncaughtException(`)",
+    /^\s*\[?\w*(?:Error|Exception|Rejection)\b\s*(?::|\(['"])/,
+  ],
+  ["a Rust panic (`thread 'main' panicked at src/main.rs:4:5:`)", /^\s*thread '[^']*' panicked at\b/],
+  [
+    "Ruby's uncaught exception (`app.rb:3:in '<main>': undefined local variable or method 'x' (NameError)`)",
+    /:\d+:in [`'].*\(\w*(?:Error|Exception)\w*\)\s*$/,
+  ],
+  [
+    "a tool's refusal (make's `make: *** No rule to make target`, wget's `ERROR 404: Not Found.`, the AWS CLI's `An error occurred (AccessDenied)`, a resolver's `version solving failed`)",
+    /^\s*make(?:\[\d+\])?: \*\*\* |\bERROR \d{3}: |^An error occurred \(\w+\) when calling\b|\bversion solving failed\b/,
+  ],
   ['a Python traceback', /Traceback \(most recent call last\)/],
   ["a compiler's `file:line: error:` (gcc, clang, javac, mypy)", /:\d+(?::\d+)?: (?:fatal )?error:/],
   [
@@ -90,11 +102,11 @@ const STOPPED_LINE = /^\s*Command (?:was )?(?:aborted|cancell?ed|killed|interrup
  * error Lifecycle script "check" failed`, …), a build's verdict (Gradle's `BUILD FAILED in 3s`, MSBuild's `Build
  * failed with 1 error(s) and 1 warning(s) in 10.4s`, tsc's `Found 3 errors`), Docker's report that a build step's
  * command failed (`ERROR: failed to solve: process "/bin/sh -c npm run build" did not complete successfully`). What
- * failed is earlier in the output; a compiler driver's report that its linker failed (`collect2: error: ld returned 1
+ * failed is earlier in the output (make's `make: *** [all] Error 2` too); a compiler driver's report that its linker failed (`collect2: error: ld returned 1
  * exit status`, `clang: error: linker command failed`): the linker's own line before it tells what it missed.
  */
 const WRAPPER_LINE =
-  /^\s*(?:[1-9]\d* errors?, \d+ warnings?\b|collect2: error: ld returned|clang(?:\+\+)?: error: linker command failed|npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b|(?:#\d+ )?ERROR: (?:failed to solve|process ".*" did not complete successfully))|\bBUILD FAIL(?:ED|URE)\b/i;
+  /^\s*(?:make(?:\[\d+\])?: \*\*\* \[.*\] Error \d+|[1-9]\d* errors?, \d+ warnings?\b|collect2: error: ld returned|clang(?:\+\+)?: error: linker command failed|npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b|(?:#\d+ )?ERROR: (?:failed to solve|process ".*" did not complete successfully))|\bBUILD FAIL(?:ED|URE)\b/i;
 /** npm's lines that give a field of its error, not the error (`npm ERR! code ERESOLVE`, `npm error errno 1`). */
 const NPM_FIELD = /^\s*npm (?:ERR!|error)(?:\s*$|\s+(?:code|errno|syscall|path|cwd|signal)\s)/i;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
@@ -399,6 +411,11 @@ function tellingLine(result: ChatMessage, errorLine: string): string {
     const how = counts !== undefined && TESTS_FAILED.test(counts) ? howTestFailed(own) : undefined;
     const meaning = EXIT_MEANING[Number(status[1])];
     return how ?? printed ?? (meaning ? `${errorLine} (${meaning})` : errorLine);
+  }
+  // A Rust panic says its message on the line under it (`thread 'main' panicked at src/main.rs:4:5:`).
+  if (/\bpanicked at\b.*:\s*$/.test(errorLine)) {
+    const under = lineUnder(outputLines(unwrappedResult(result).content), flat(errorLine))?.trim();
+    return under ? `${errorLine.trim()} ${under}` : errorLine;
   }
   const traceback = /Traceback \(most recent call last\)/.test(errorLine);
   // A heading over what failed (Maven's `[ERROR] COMPILATION ERROR :`, RSpec's `Failed examples:`): it, then the line
