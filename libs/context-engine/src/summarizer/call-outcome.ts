@@ -101,9 +101,10 @@ const STOPPED_LINE = /^\s*Command (?:was )?(?:aborted|cancell?ed|killed|interrup
  * A closing line that only says that something failed: a package manager's report that a script it ran failed (`npm
  * error Lifecycle script "check" failed`, …), a build's verdict (Gradle's `BUILD FAILED in 3s`, MSBuild's `Build
  * failed with 1 error(s) and 1 warning(s) in 10.4s`, tsc's `Found 3 errors`), Docker's report that a build step's
- * command failed (`ERROR: failed to solve: process "/bin/sh -c npm run build" did not complete successfully`). What
- * failed is earlier in the output (make's `make: *** [all] Error 2` too); a compiler driver's report that its linker failed (`collect2: error: ld returned 1
- * exit status`, `clang: error: linker command failed`): the linker's own line before it tells what it missed.
+ * command failed (`ERROR: failed to solve: process "/bin/sh -c npm run build" did not complete successfully`), make's
+ * `make: *** [all] Error 2`. What failed is earlier in the output; a compiler driver's report that its linker failed
+ * (`collect2: error: ld returned 1 exit status`, `clang: error: linker command failed`): the linker's own line before
+ * it tells what it missed.
  */
 const WRAPPER_LINE =
   /^\s*(?:make(?:\[\d+\])?: \*\*\* \[.*\] Error \d+|[1-9]\d* errors?, \d+ warnings?\b|collect2: error: ld returned|clang(?:\+\+)?: error: linker command failed|npm (?:ERR!|error)|ERR_PNPM_|error Command failed with exit code|ELIFECYCLE|Found [1-9]\d* errors?\b|(?:#\d+ )?ERROR: (?:failed to solve|process ".*" did not complete successfully))|\bBUILD FAIL(?:ED|URE)\b/i;
@@ -516,10 +517,11 @@ const REASON_LINE =
 const COMPARED_VALUE = /^\s*(?:Expected|Received)(?: [a-z]+)?: +\S/;
 
 /**
- * The failing test and how it failed, from a runner's report: Go's `--- FAIL: TestAdd` and the line under it, jest's
- * `● suite › test` and its error, cargo's `thread 'tests::x' panicked at src/lib.rs:10:5:` and its message, pytest's
- * `E   assert 1 == 2` with its section's test (unless `said`, the line this explains, names it already); else the
- * first assertion or exception line.
+ * The failing test and how it failed, from a runner's report: Go's `--- FAIL: TestAdd` and the line under it (or,
+ * with `-v`, above it), jest's `● suite › test` and its error, cargo's `thread 'tests::x' panicked at
+ * src/lib.rs:10:5:` and its message, ExUnit's numbered test and its assertion, Gradle's and dotnet's failed test and
+ * its exception, Maven's closing `Failures:` line, pytest's `E   assert 1 == 2` with its section's test (unless
+ * `said`, the line this explains, names it already); else the first assertion or exception line.
  */
 function howTestFailed(lines: readonly string[], said = ''): string | undefined {
   const next = (i: number): string | undefined => lines[i + 1]?.trim();
