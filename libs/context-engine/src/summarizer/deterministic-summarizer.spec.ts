@@ -584,6 +584,10 @@ describe('summarizeDeterministic', () => {
       '     ```ts',
       "     import { x } from './util.ts';",
       '     ```',
+      '4. Errors and fixes:',
+      "   - **TS2304 Cannot find name 'join'**:",
+      '     - Fixed by importing it from node:path.',
+      '     - User feedback: "no require() here"',
       '7. Pending Tasks:',
       '   - WP17: move the TUI components',
       '   - WP20: final cleanup',
@@ -600,8 +604,13 @@ describe('summarizeDeterministic', () => {
     expect(read.sections.userRequests).toEqual([
       'Continued session — request: Refactor the session API into AgentSession; keep the old code for reference.; ' +
         'pending: WP17: move the TUI components; WP20: final cleanup; current work: Updating main-new.ts to use ' +
-        'InteractiveMode.; Remaining: the keyboard handlers.; next: Run npm run check and commit WP16.',
+        'InteractiveMode.; Remaining: the keyboard handlers.; next: Run npm run check and commit WP16.; ' +
+        // The errors it met and how they were fixed, with what the person said of it: last, as room allows.
+        "errors and fixes: TS2304 Cannot find name 'join'; Fixed by importing it from node:path.; " +
+        'User feedback: "no require() here"',
     ]);
+    const narrow = summarizeDeterministic({ messages: [ask(full), say('Continuing.')], maxChars: 700 });
+    expect(narrow.sections.userRequests[0]).toMatch(/^Continued session — request: Refactor .*; pending: WP17/);
   });
 
   it("takes Gemini CLI's setup of the chat for the harness's: not a request kept first, nor awaiting an answer", () => {

@@ -857,14 +857,17 @@ const CONTINUATION_PARTS: readonly [RegExp, string][] = [
   [/Pending Tasks/i, 'pending'],
   [/Current Work/i, 'current work'],
   [/Optional Next Step/i, 'next'],
+  [/Errors and fixes/i, 'errors and fixes'],
   [/Files and Code Sections/i, 'files'],
 ];
-/** The parts that make its request line, in this order. */
-const CONTINUATION_LINE = ['request', 'pending', 'current work', 'next'];
+/**
+ * The parts that make its request line, in this order (what the line has room for: the errors met and how they were
+ * fixed, with what the person said of the fixes, last).
+ */
+const CONTINUATION_LINE = ['request', 'pending', 'current work', 'next', 'errors and fixes'];
 const CONTINUATION_HEADING = /^\s*(\d+\.\s*)?([A-Z][A-Za-z ]{2,40}):\s*(.*)$/;
 /** Its other headings (a line `Name: …` in a part that is none of these is the part's own text). */
-const CONTINUATION_OTHER =
-  /^(?:Analysis|Summary|Key Technical Concepts|Errors and fixes|Problem Solving|All user messages)$/i;
+const CONTINUATION_OTHER = /^(?:Analysis|Summary|Key Technical Concepts|Problem Solving|All user messages)$/i;
 /** A file its Files and Code Sections lists: a bullet that is a path (`- /repo/src/a.ts`, `` - `src/a.ts`: … ``). */
 const LISTED_FILE = /^\s*[-*]\s+`?([~\w@./-]+\.[A-Za-z]\w{0,9})`?(?:[:\s(].*)?$/;
 
@@ -897,7 +900,15 @@ function continuationParts(content: string): Map<string, string[]> {
  */
 function continuationLine(parts: ReadonlyMap<string, string[]>, content: string, max: number): string {
   const said = CONTINUATION_LINE.flatMap((name) =>
-    parts.has(name) ? [`${name}: ${parts.get(name)!.join('; ').replace(/\s+/g, ' ')}`] : [],
+    parts.has(name)
+      ? [
+          `${name}: ${parts
+            .get(name)!
+            .map((item) => item.replace(/\*\*/g, '').replace(/\s*:$/, ''))
+            .join('; ')
+            .replace(/\s+/g, ' ')}`,
+        ]
+      : [],
   );
   return said.length === 0 ? requestLine(content, max) : oneLine(`Continued session — ${said.join('; ')}`, max);
 }
