@@ -71,6 +71,53 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     expect(filesOfPatch('plain text with no headers')).toEqual([]);
   });
 
+  it('reads the files a script run inline edits, writes or reads (python heredocs and -c, node -e), perl -pi, git restore', () => {
+    const files = (command: string) => filesOfShellCommand(command).files;
+    // Codex edits with Python heredocs: the Path it writes through is edited, relative to the directory it ran in.
+    const heredoc = [
+      "cd /repo && python - <<'PY'",
+      'from pathlib import Path',
+      "p = Path('src/app/config.py')",
+      's = p.read_text()',
+      "p.write_text(s.replace('DEBUG = True', 'DEBUG = False'))",
+      'PY',
+    ].join('\n');
+    expect(files(heredoc)).toEqual([{ path: '/repo/src/app/config.py', action: 'edit' }]);
+    const json = [
+      "python3 - <<'EOF'",
+      "data = json.load(open('package.json'))",
+      "with open('tsconfig.json', 'w') as f:",
+      '    json.dump(data, f)',
+      'EOF',
+    ];
+    expect(files(json.join('\n'))).toEqual([
+      { path: 'package.json', action: 'read' },
+      { path: 'tsconfig.json', action: 'write' },
+    ]);
+    // A Path only read, `-c` and `-e` scripts.
+    expect(files(`python -c "from pathlib import Path; print(Path('setup.cfg').read_text())"`)).toEqual([
+      { path: 'setup.cfg', action: 'read' },
+    ]);
+    expect(files(`node -e "require('fs').writeFileSync('out.json', '{}')"`)).toEqual([
+      { path: 'out.json', action: 'write' },
+    ]);
+    expect(files("perl -pi -e 's/foo/bar/g' lib/a.pl lib/b.pl")).toEqual([
+      { path: 'lib/a.pl', action: 'edit' },
+      { path: 'lib/b.pl', action: 'edit' },
+    ]);
+    expect(files("perl -ne 'print if /x/' lib/a.pl")).toEqual([]);
+    // Restored as committed; unstaging or switching a branch restores no file.
+    expect(files('git checkout -- src/a.py src/b.py')).toEqual([
+      { path: 'src/a.py', action: 'restore' },
+      { path: 'src/b.py', action: 'restore' },
+    ]);
+    expect(files('git restore src/c.py')).toEqual([{ path: 'src/c.py', action: 'restore' }]);
+    expect(files('git restore --staged src/c.py')).toEqual([]);
+    expect(files('git checkout main')).toEqual([]);
+    // A script that names no file, or text that only looks like code: nothing.
+    expect(files("python - <<'PY'\nprint(sum(range(10)))\nPY")).toEqual([]);
+  });
+
   it("reads Gemini CLI's read_file by its absolute_path", () => {
     expect(toolActivity(newCall('read_file', { absolute_path: '/repo/src/app.ts' }), {}).files).toEqual([
       { path: '/repo/src/app.ts', action: 'read' },

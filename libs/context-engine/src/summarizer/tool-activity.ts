@@ -128,7 +128,11 @@ const POWERSHELL_SWITCH = /^-(?:raw|force|recurse|wait|nonewline|append|whatif|c
 const CMD_SWITCH = /^\/[A-Za-z]$/;
 /** Flags whose next token is a value, not a file (head -n 20, tail -c 100, sed -e script; not cat -n, cp -n). */
 const flagTakesValue = (verb: string, flag: string): boolean =>
-  verb === 'sed' ? /^-(?:e|f|l)$/.test(flag) : (verb === 'head' || verb === 'tail') && /^-(?:n|c)$/.test(flag);
+  verb === 'sed'
+    ? /^-(?:e|f|l)$/.test(flag)
+    : verb === 'perl'
+      ? /^-\w*[eE]$/.test(flag)
+      : (verb === 'head' || verb === 'tail') && /^-(?:n|c)$/.test(flag);
 /**
  * Commands that copy or move files to their last operand (`cp a.json b.json`, `mv a.ts b.ts utils/`), and
  * PowerShell's cmdlets (`Copy-Item -LiteralPath a.docx -Destination b.docx`, any case: parameters, not flags); `git mv`
@@ -256,6 +260,13 @@ export function filesOfShellCommand(
         for (const p of (hasScriptFlag ? operands : operands.slice(1)).filter(looksLikePath)) {
           files.push({ path: resolve(p), action: inPlace ? 'edit' : 'read' });
         }
+      } else if (verb === 'perl' && args.some((a) => /^-\w*i/.test(a))) {
+        // `perl -pi -e 's/a/b/' a.pl`: edits its files in place, as `sed -i` does.
+        for (const p of operands.filter(looksLikePath)) files.push({ path: resolve(p), action: 'edit' });
+      } else if (verb === 'git' && (operands[0] === 'restore' || (operands[0] === 'checkout' && args.includes('--')))) {
+        // `git checkout -- a.py`, `git restore a.py`: the file back as committed (not `--staged`: that unstages it).
+        if (!args.includes('--staged') && !args.includes('-S'))
+          for (const p of operands.slice(1).filter(looksLikePath)) files.push({ path: resolve(p), action: 'restore' });
       } else if (verb === 'tee') {
         for (const p of operands.filter(looksLikePath)) files.push({ path: resolve(p), action: 'write' });
       } else if (verb === 'edit' && RANGE_EDIT.test(tokens.join(' '))) {
@@ -274,7 +285,46 @@ export function filesOfShellCommand(
       }
     }
   }
+  for (const f of filesOfInlineScripts(command)) files.push({ path: resolve(f.path), action: f.action });
   return { files, lastOpened: opened };
+}
+
+/** A Python or Node script given inline: a heredoc's body (`python - <<'PY'`, `node <<EOF`), or `-c` / `-e` text. */
+const INLINE_SCRIPT =
+  /\b(?:python\d*(?:\.\d+)?|node)\s+(?:-\s+)?<<-?\s*['"]?(\w+)['"]?[^\n]*\n([\s\S]*?)\n\s*\1\s*(?:\n|$)|\b(?:python\d*(?:\.\d+)?\s+-c|node\s+-e)\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')/g;
+/** A file a script names: `Path('a.py')`, `open('a.py', 'w')`, `fs.writeFileSync('a.json', …)`, `readFileSync('b')`. */
+const SCRIPT_FILE =
+  /\bPath\(\s*(['"])([^'"\n]+)\1\s*\)|\bopen\(\s*(['"])([^'"\n]+)\3\s*(?:,\s*(?:mode\s*=\s*)?['"]([rwax+bt]+)['"])?|\b(writeFileSync|appendFileSync|readFileSync|writeFile|readFile)\(\s*(['"])([^'"\n]+)\7/g;
+
+/**
+ * The files a Python or Node script run inline reads or writes (agents edit with them: `python - <<'PY'` … `p =
+ * Path('src/a.py'); p.write_text(p.read_text().replace(…))`): a `Path` it names is edited when the script writes
+ * through one (`write_text`, `write_bytes`), else read; `open` with a mode that writes, and `writeFileSync`, write.
+ */
+function filesOfInlineScripts(command: string): { path: string; action: FileAction }[] {
+  const files: { path: string; action: FileAction }[] = [];
+  for (const script of command.matchAll(INLINE_SCRIPT)) {
+    const body = script[2] ?? script[3] ?? script[4] ?? '';
+    const writesPaths = /\.write_(?:text|bytes)\(/.test(body);
+    for (const m of body.matchAll(SCRIPT_FILE)) {
+      const path = m[2] ?? m[4] ?? m[8]!;
+      if (!looksLikePath(path)) continue;
+      const action =
+        m[2] !== undefined
+          ? writesPaths
+            ? 'edit'
+            : 'read'
+          : m[4] !== undefined
+            ? /[wax+]/.test(m[5] ?? 'r')
+              ? 'write'
+              : 'read'
+            : /^(?:write|append)/.test(m[6]!)
+              ? 'write'
+              : 'read';
+      files.push({ path, action });
+    }
+  }
+  return files;
 }
 
 /**
