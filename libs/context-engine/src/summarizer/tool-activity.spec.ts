@@ -118,6 +118,37 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     expect(files("python - <<'PY'\nprint(sum(range(10)))\nPY")).toEqual([]);
   });
 
+  it('reads the files a program given a program reads, a dump or diff reads, git shows or blames', () => {
+    const files = (command: string) => filesOfShellCommand(command).files;
+    // An `&&` inside the program's quotes is no second command.
+    expect(files("awk 'NR>=10 && NR<=20' src/a.py")).toEqual([{ path: 'src/a.py', action: 'read' }]);
+    expect(files('awk -F, -f report.awk data/a.csv')).toEqual([{ path: 'data/a.csv', action: 'read' }]);
+    expect(files('jq .scripts package.json')).toEqual([{ path: 'package.json', action: 'read' }]);
+    expect(files('diff src/a.py src/b.py && xxd bin/app | head')).toEqual([
+      { path: 'src/a.py', action: 'read' },
+      { path: 'src/b.py', action: 'read' },
+      { path: 'bin/app', action: 'read' },
+    ]);
+    expect(files('git show HEAD~1:src/a.py')).toEqual([{ path: 'src/a.py', action: 'read' }]);
+    expect(files('git blame -L 10,20 src/a.py')).toEqual([{ path: 'src/a.py', action: 'read' }]);
+    expect(files('git show --stat HEAD')).toEqual([]);
+    // A `|` in a quoted sed script is no pipe (macOS's `sed -i ''`); a file edited by ten seds of one call, one edit.
+    const moved = [
+      'cd /repo/src && sed -i \'\' \'s|from "../shell.js"|from "../utils/shell.js"|g\' core/bash.ts core/grep.ts',
+      'sed -i \'\' \'s|"./a.js"|"./b.js"|g\' core/bash.ts',
+    ].join('; ');
+    expect(files(moved)).toEqual([
+      { path: '/repo/src/core/bash.ts', action: 'edit' },
+      { path: '/repo/src/core/grep.ts', action: 'edit' },
+    ]);
+    // The same operation is the command before its pipe, a pipe in quotes being no pipe.
+    const key = (command: string) => toolActivity(newCall('bash', { command }), {}).key;
+    expect(key('npm run check 2>&1 | head -40')).toBe(key('npm run check'));
+    expect(key('grep -E "foo|bar" src | head')).toBe(key('grep -E "foo|bar" src'));
+    expect(key('grep -E "foo|bar" src')).not.toBe(key('grep -E "foo|baz" src'));
+    expect(key("sed -i '' 's|a|b|g' x.ts")).not.toBe(key("sed -i '' 's|c|d|g' x.ts"));
+  });
+
   it("reads Gemini CLI's read_file by its absolute_path", () => {
     expect(toolActivity(newCall('read_file', { absolute_path: '/repo/src/app.ts' }), {}).files).toEqual([
       { path: '/repo/src/app.ts', action: 'read' },

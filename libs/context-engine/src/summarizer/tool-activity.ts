@@ -100,7 +100,25 @@ const isWindowsPath = (s: string): boolean =>
     ? /^[A-Za-z]:(?:[\\/][\p{L}\p{N}_@~.+-]+)+[\\/]?$/u.test(s)
     : /^[\p{L}\p{N}_@~+-][\p{L}\p{N}_@~.+-]*(?:\\[\p{L}\p{N}_@~+-][\p{L}\p{N}_@~.+-]*)+\.[A-Za-z]\w{0,9}$/u.test(s);
 
-const READ_VERBS = new Set(['cat', 'head', 'tail', 'less', 'more', 'nl', 'open', 'bat', 'view']);
+const READ_VERBS = new Set([
+  'cat',
+  'head',
+  'tail',
+  'less',
+  'more',
+  'nl',
+  'open',
+  'bat',
+  'view',
+  'xxd',
+  'hexdump',
+  'od',
+  'strings',
+  'diff',
+  'cmp',
+]);
+/** Programs given a program first, then the files it reads (`awk 'NR<20' a.py`, `jq .scripts package.json`). */
+const PROGRAM_FIRST = new Set(['awk', 'gawk', 'jq', 'yq']);
 const EDIT_VERBS = new Set(['vim', 'vi', 'nano', 'emacs', 'code', 'edit']);
 const WRITE_VERBS = new Set(['create', 'touch']);
 /** Commands that delete the files they name (`rm`, `git rm`, Windows' `del`; PowerShell's below). */
@@ -132,7 +150,9 @@ const flagTakesValue = (verb: string, flag: string): boolean =>
     ? /^-(?:e|f|l)$/.test(flag)
     : verb === 'perl'
       ? /^-\w*[eE]$/.test(flag)
-      : (verb === 'head' || verb === 'tail') && /^-(?:n|c)$/.test(flag);
+      : verb === 'awk' || verb === 'gawk'
+        ? /^-[Fvf]$/.test(flag)
+        : (verb === 'head' || verb === 'tail') && /^-(?:n|c)$/.test(flag);
 /**
  * Commands that copy or move files to their last operand (`cp a.json b.json`, `mv a.ts b.ts utils/`), and
  * PowerShell's cmdlets (`Copy-Item -LiteralPath a.docx -Destination b.docx`, any case: parameters, not flags); `git mv`
@@ -185,6 +205,11 @@ function transferred(
   return out;
 }
 
+/** A shell line's commands: split at `&&`, `||`, `;` and `|` outside quotes (`awk 'NR>1 && NR<9' a.py` is one). */
+function segmentsOf(line: string): string[] {
+  return line.match(/(?:'[^']*'|"(?:[^"\\]|\\.)*"|[^'"&|;]|(?<!&)&(?!&))+/g) ?? [];
+}
+
 function tokenize(line: string): string[] {
   return (line.match(/'[^']*'|"[^"]*"|\S+/g) ?? []).map((t) => t.replace(/^(['"])(.*)\1$/, '$2'));
 }
@@ -205,7 +230,7 @@ export function filesOfShellCommand(
       ? `${cwd.replace(/\/+$/, '')}/${p.replace(/^\.\//, '')}`
       : p;
   for (const line of commandLines(command)) {
-    for (const segment of line.split(/&&|\|\||;|\|(?!\|)/)) {
+    for (const segment of segmentsOf(line)) {
       const tokens = tokenize(segment.trim());
       if (tokens.length === 0) continue;
       if (tokens[0] === 'cd' && tokens.length === 2) {
@@ -267,6 +292,17 @@ export function filesOfShellCommand(
         // `git checkout -- a.py`, `git restore a.py`: the file back as committed (not `--staged`: that unstages it).
         if (!args.includes('--staged') && !args.includes('-S'))
           for (const p of operands.slice(1).filter(looksLikePath)) files.push({ path: resolve(p), action: 'restore' });
+      } else if (PROGRAM_FIRST.has(verb)) {
+        // (With `-f`, awk's program is a file of its own: every operand is read.)
+        const named = verb.endsWith('awk') && args.includes('-f') ? operands : operands.slice(1);
+        for (const p of named.filter(looksLikePath)) files.push({ path: resolve(p), action: 'read' });
+      } else if (verb === 'git' && (operands[0] === 'show' || operands[0] === 'blame')) {
+        // `git show HEAD~1:src/a.py`, `git blame -L 10,20 src/a.py`: the file as committed, read.
+        for (const o of operands.slice(1)) {
+          const path = operands[0] === 'show' ? /^[^:\s]+:(.+)$/.exec(o)?.[1] : o;
+          if (path !== undefined && looksLikePath(path) && /\.\w+$/.test(path))
+            files.push({ path: resolve(path), action: 'read' });
+        }
       } else if (verb === 'tee') {
         for (const p of operands.filter(looksLikePath)) files.push({ path: resolve(p), action: 'write' });
       } else if (verb === 'edit' && RANGE_EDIT.test(tokens.join(' '))) {
@@ -286,7 +322,9 @@ export function filesOfShellCommand(
     }
   }
   for (const f of filesOfInlineScripts(command)) files.push({ path: resolve(f.path), action: f.action });
-  return { files, lastOpened: opened };
+  // (One call that edits a file with ten seds is one edit of it.)
+  const once = new Map(files.map((f) => [`${f.action}\u0000${f.path}`, f]));
+  return { files: [...once.values()], lastOpened: opened };
 }
 
 /** A Python or Node script given inline: a heredoc's body (`python - <<'PY'`, `node <<EOF`), or `-c` / `-e` text. */
@@ -543,10 +581,15 @@ export function outputMayBePartial(command: string, output: string): boolean {
   return output.split('\n').filter((l) => l.trim() !== '').length >= count;
 }
 
-/** `npm run check 2>&1 | head -40` and `npm run check` are the same operation for "was it fixed later". */
+/** A shell line up to its first pipe outside quotes (`grep -E "a|b" src | head` → `grep -E "a|b" src`). */
+const beforePipe = (line: string): string => /^(?:'[^']*'|"(?:[^"\\]|\\.)*"|\|\||[^'"|])*/.exec(line)![0];
+
+/**
+ * `npm run check 2>&1 | head -40` and `npm run check` are the same operation for "was it fixed later" (two seds
+ * whose scripts use `|` are not: `sed -i '' 's|a|b|g' x.ts`).
+ */
 const commandKey = (line: string): string =>
-  line
-    .split(/\|(?!\|)/)[0]
+  beforePipe(line)
     .replace(/\s\d?>&\d|\s\d?>>?\s*\S+/g, '')
     .replace(/\s+/g, ' ')
     .trim();
