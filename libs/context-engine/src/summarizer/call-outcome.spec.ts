@@ -752,6 +752,33 @@ describe('callOutcome: how a call ended, read from its result', () => {
       '}',
     ];
     expect(ran('node app.js', rejected).text).toMatch(/^error: \[UnhandledPromiseRejection: /);
+    // Windows: PowerShell's error records (5's and 7's), cmd's; an HTTP header is no cmdlet's error.
+    const record = [
+      "Get-Content : Cannot find path 'C:\\w\\nope.txt' because it does not exist.",
+      'At line:1 char:1',
+      '    + FullyQualifiedErrorId : PathNotFound,Microsoft.PowerShell.Commands.GetContentCommand',
+    ];
+    expect(ran('Get-Content nope.txt', record).text).toBe(`error: ${record[0]}`);
+    expect(
+      ran('pyhton app.py', [
+        "pyhton: The term 'pyhton' is not recognized as a name of a cmdlet, function, script file, or executable program.",
+      ]).ok,
+    ).toBe(false);
+    expect(
+      ran('pyhton app.py', [
+        "'pyhton' is not recognized as an internal or external command,",
+        'operable program or batch file.',
+      ]).ok,
+    ).toBe(false);
+    expect(
+      ran('curl -si localhost:3000/health', [
+        'HTTP/1.1 200 OK',
+        'Content-Type: application/json',
+        'Set-Cookie: sid=1',
+        '',
+        '{"status":"ok"}',
+      ]).ok,
+    ).toBe(true);
     // make's closing line is no more than a wrapper: the compiler's line before it is what failed.
     expect(ran('make', ["main.c:5:3: error: 'y' undeclared", 'make: *** [Makefile:4: main.o] Error 1']).text).toBe(
       "error: main.c:5:3: error: 'y' undeclared",

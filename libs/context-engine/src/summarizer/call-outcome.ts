@@ -32,6 +32,10 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
     "a tool's refusal (make's `make: *** No rule to make target`, wget's `ERROR 404: Not Found.`, the AWS CLI's `An error occurred (AccessDenied)`, a resolver's `version solving failed`)",
     /^\s*make(?:\[\d+\])?: \*\*\* |\bERROR \d{3}: |^An error occurred \(\w+\) when calling\b|\bversion solving failed\b/,
   ],
+  [
+    "Windows' (PowerShell's error record `Get-Content : Cannot find path …`, not an HTTP header's `Set-Cookie: …`, `pyhton : The term 'pyhton' is not recognized as the name of a cmdlet`, cmd's `'x' is not recognized as an internal or external command`)",
+    /^[A-Z][a-z]+-[A-Z]\w* : \S|^[A-Z][a-z]+-[A-Z]\w*: (?:Cannot|The |Access|A positional|Could not|Unable|Exception)\b|\bis not recognized as (?:the |a )?name of a cmdlet\b|\bis not recognized as an internal or external command\b/,
+  ],
   ['a Python traceback', /Traceback \(most recent call last\)/],
   ["a compiler's `file:line: error:` (gcc, clang, javac, mypy)", /:\d+(?::\d+)?: (?:fatal )?error:/],
   [
