@@ -555,10 +555,8 @@ const GIT_SHOWING = /^git\s+(?:log|show|diff|status|blame|branch|tag|ls-files|gr
 export function showsOnly(command: string): boolean {
   const line = withoutQuotedText(withoutLeadingCd(commandHead(command)));
   if (CHANGES_SOMETHING.test(line)) return false;
-  return line
-    .split(/&&|\|\|?|;/)
-    .map((part) => part.trim())
-    .every((part) => SHOWING.test(tokenize(part)[0] ?? '') || GIT_SHOWING.test(part));
+  const parts = segmentsOf(line).map((part) => part.trim());
+  return parts.length > 0 && parts.every((part) => SHOWING.test(tokenize(part)[0] ?? '') || GIT_SHOWING.test(part));
 }
 
 /** A pipe into a program that keeps some of the lines it is given (`grep error`, `Select-String`, `awk '/x/'`). */
