@@ -354,6 +354,18 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(fails('npx jest', 'PASS a.spec.ts\nFAIL b.spec.ts\nTests: 1 failed, 3 passed')).toBe(
       'error: FAIL b.spec.ts (tests 1 failed, 3 passed)',
     );
+    // A suite that did not run: why, from the line under jest's heading.
+    const notRun = [
+      'FAIL src/a.test.ts',
+      '  ● Test suite failed to run',
+      '',
+      "    Cannot find module './missing' from 'src/a.test.ts'",
+      'Test Suites: 1 failed, 1 total',
+      'Tests:       0 total',
+    ];
+    expect(fails('npx jest', notRun.join('\n'))).toBe(
+      "error: FAIL src/a.test.ts: Test suite failed to run: Cannot find module './missing' from 'src/a.test.ts' (tests 0 total)",
+    );
   });
 
   it("says which test failed and how when pytest's report has no short summary (`-q`, before pytest 6, `-rN`)", () => {
