@@ -642,8 +642,39 @@ export function commandTargets(line: string, onFile?: string): string[] {
     targets.push(operands.length === 0 ? `suite:${name}` : `within:${name}`);
   }
   if (checksWholeProject(key)) targets.push(TYPE_CHECK);
+  targets.push(...checkedPaths(key));
   return targets;
 }
+
+/**
+ * Linters and type checkers that check the paths they are given (the whole project with none): ruff, flake8, pylint,
+ * mypy, pyright, eslint, biome, golangci-lint, however invoked (`npx eslint`, `python -m mypy`, `uv run ruff check`).
+ */
+const PATH_CHECKER =
+  /^(?:(?:npx|bunx|pnpm\s+(?:exec|dlx)|yarn|uv\s+run|poetry\s+run|python\d*(?:\.\d+)?\s+-m)\s+)?(ruff(?:\s+check)?|flake8|pylint|mypy|pyright|basedpyright|eslint|biome\s+(?:check|lint)|golangci-lint\s+run)(?=\s|$)/;
+/** `check:ruff:src/a.py`: what a checker's run checked, each path it was given (`.` for none). */
+const CHECKED = 'check:';
+
+/** The paths a checker's run covers, as targets (`failureTargets` files an error of it under each parent too). */
+function checkedPaths(key: string): string[] {
+  const checker = PATH_CHECKER.exec(key);
+  if (!checker) return [];
+  const program = checker[1]!.split(/\s+/)[0]!;
+  const paths = tokenize(key.slice(checker[0].length))
+    .filter((t) => /^[\w.@~/-]+$/.test(t) && !t.startsWith('-') && !/^\d+$/.test(t))
+    .map((t) => t.replace(/^\.\//, '').replace(/\/+$/, '') || '.');
+  return (paths.length === 0 ? ['.'] : paths).map((p) => `${CHECKED}${program}:${p}`);
+}
+
+/** `check:ruff:src/a.py` and its parents' (`check:ruff:src`, `check:ruff:.`): a later pass of any of them covers it. */
+const withParents = (target: string): string[] => {
+  const at = target.indexOf(':', CHECKED.length);
+  const head = target.slice(0, at + 1);
+  const parts = target.slice(at + 1).split('/');
+  const out = [target, `${head}.`];
+  for (let n = parts.length - 1; n > 0; n--) out.push(`${head}${parts.slice(0, n).join('/')}`);
+  return out;
+};
 
 /**
  * A TypeScript type check of a whole project: `tsc`, `tsgo`, `vue-tsc` or `svelte-check` (however invoked) with no
@@ -666,12 +697,15 @@ const TYPE_CHECK = 'typecheck:ts';
 const TS_DIAGNOSTIC = /\berror TS\d+:/;
 
 /**
- * The targets an error with `line` is resolved through: its call's, and — a TypeScript diagnostic, whichever command
- * said it (a check of a few files, a build, a package script) — a later type check of the whole project passing; not
- * another error of a check script (a linter's, say).
+ * The targets an error with `line` is resolved through: its call's; a checker's run on a path, by a later pass of the
+ * same checker on it or a directory above it (`ruff check src/a.py` by `ruff check .`); and — a TypeScript
+ * diagnostic, whichever command said it (a check of a few files, a build, a package script) — a later type check of
+ * the whole project passing; not another error of a check script (a linter's, say).
  */
-export const failureTargets = (targets: readonly string[], line: string): string[] =>
-  TS_DIAGNOSTIC.test(line) ? [...new Set([...targets, TYPE_CHECK])] : targets.filter((t) => t !== TYPE_CHECK);
+export const failureTargets = (targets: readonly string[], line: string): string[] => {
+  const own = TS_DIAGNOSTIC.test(line) ? [...targets, TYPE_CHECK] : targets.filter((t) => t !== TYPE_CHECK);
+  return [...new Set(own.flatMap((t) => (t.startsWith(CHECKED) ? withParents(t) : [t])))];
+};
 
 /** A file action's kind for resolution: a change (edit, write), a read, or the tool's own action. */
 const actionKind = (action: FileAction): string => (isChange(action) ? 'change' : action);

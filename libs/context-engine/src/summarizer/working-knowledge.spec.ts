@@ -185,6 +185,35 @@ describe('errors: resolved by a later success on the same target', () => {
     expect(status(digest(step(bash('npm run typecheck'), 'ok'), note).errorsSeen)).toEqual(['fixed later']);
   });
 
+  it("a checker's error on a path: resolved by the same checker passing on it or a directory above it", () => {
+    const status = (lines: readonly string[]) => lines.map((e) => /\[([a-z ]+)\]$/.exec(e)![1]);
+    const failed = step(
+      bash('ruff check src/app/a.py'),
+      'src/app/a.py:1:8: F401 [*] `os` imported but unused\nFound 1 error.',
+      true,
+    );
+    for (const pass of ['ruff check .', 'uv run ruff check src/', 'cd /repo && ruff check src/app', 'ruff check'])
+      expect(status(digest([...failed, ...step(bash(pass), 'All checks passed!')]).errorsSeen)).toEqual([
+        'fixed later',
+      ]);
+    // Another checker, or the same one on another path, says nothing of it.
+    for (const other of ['ruff check tests/', 'flake8 .', 'ruff check src/app/b.py'])
+      expect(status(digest([...failed, ...step(bash(other), 'All checks passed!')]).errorsSeen)).toEqual([
+        'unresolved',
+      ]);
+    // A failing run on a directory above it that no longer shows it supersedes it.
+    const wider = step(
+      bash('ruff check .'),
+      'src/app/c.py:3:1: E402 Module level import not at top of file\nFound 1 error.',
+      true,
+    );
+    expect(status(digest([...failed, ...wider]).errorsSeen)).toEqual(['superseded', 'unresolved']);
+    // Read back from an earlier note, still resolved by the wider pass.
+    const note = summarizeDeterministic({ messages: failed, maxChars: 100_000 }).text;
+    expect(status(digest(step(bash('npx eslint .'), ''), note).errorsSeen)).toEqual(['unresolved']);
+    expect(status(digest(step(bash('ruff check .'), 'All checks passed!'), note).errorsSeen)).toEqual(['fixed later']);
+  });
+
   it('superseded: the same run failing otherwise, its whole output no longer showing the error', () => {
     const importError = step(
       bash('pytest tests/test_fields.py'),
