@@ -542,7 +542,7 @@ function howTestFailed(lines: readonly string[], said = ''): string | undefined 
     const jest = /^\s*● (.+)$/.exec(l);
     if (jest) {
       const j = lines.slice(i + 1, i + 12).findIndex((r) => REASON_LINE.test(r));
-      // (A suite that did not run says why on the line under: `Cannot find module './missing' from 'a.test.ts'`.)
+      // (A suite that did not run says why on the line under: `Cannot find module './missing'`.)
       if (j < 0) return /failed to run/.test(jest[1]!) && next(i) ? `${jest[1]!.trim()}: ${next(i)}` : jest[1]!.trim();
       const values = lines.slice(i + 2 + j, i + 6 + j).filter((r) => COMPARED_VALUE.test(r));
       return `${jest[1]!.trim()}: ${lines[i + 1 + j]!.trim()}${values.length > 0 ? ` (${values.map((v) => oneLine(v, 80)).join('; ')})` : ''}`;
