@@ -8,8 +8,8 @@ import {
   failureOf,
   shortenPath,
   tellingErrorLine,
-  testCountsOf,
 } from './call-outcome';
+import { testCountsOf } from './test-report';
 import { unwrappedResult } from './harness-frame';
 import { prunedPlaceholder } from './pruned-result';
 import { toolActivity } from './tool-activity';
