@@ -11,9 +11,10 @@ import {
   TEST_VERDICT,
   testCountsOf,
   TESTS_FAILED,
+  withLineUnder,
 } from './test-report';
 import { FRAME_LINE, nonEmptyLines, OUTPUT_LEAD, outputLines, unwrappedResult } from './harness-frame';
-import { parseArguments, showsOnly, type ToolActivity } from './tool-activity';
+import { parseArguments, programsOf, showsOnly, type ToolActivity } from './tool-activity';
 import { webLookupGist } from './web-lookup';
 
 /**
@@ -216,7 +217,7 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   // What a command that only shows things printed is data: it failed when the harness or its status says so, or when
   // it complains in its own name.
   if (!result.isError && exit === undefined && activity?.command !== undefined && showsOnly(activity.script ?? '')) {
-    const programs = activity.command.split(/&&|\|\|?|;/).map((part) => part.trim().split(/\s+/)[0] ?? '');
+    const programs = programsOf(activity.command);
     return own()
       .find((l) => complaintOf(l.trim(), programs))
       ?.trim();
@@ -360,8 +361,9 @@ function tellingLine(result: ChatMessage, errorLine: string): string {
   }
   // A Rust panic says its message on the line under it (`thread 'main' panicked at src/main.rs:4:5:`).
   if (/\bpanicked at\b.*:\s*$/.test(errorLine)) {
-    const under = lineUnder(outputLines(unwrappedResult(result).content), flat(errorLine))?.trim();
-    return under ? `${errorLine.trim()} ${under}` : errorLine;
+    const printed = outputLines(unwrappedResult(result).content);
+    const at = printed.findIndex((l) => flat(l) === flat(errorLine));
+    return at < 0 ? errorLine : withLineUnder(printed, at, Infinity);
   }
   const traceback = /Traceback \(most recent call last\)/.test(errorLine);
   // A heading over what failed (Maven's `[ERROR] COMPILATION ERROR :`, RSpec's `Failed examples:`): it, then the line

@@ -43,6 +43,13 @@ const DOTNET_COUNTS =
 
 /** "2 failed, 10 passed" from a test runner's closing lines, if the output has them. */
 export function testCountsOf(text: string): string | undefined {
+  if (lastCounts?.text !== text) lastCounts = { text, counts: countsIn(text) };
+  return lastCounts.counts;
+}
+/** The text last read and its counts: a result's error line and its outcome both ask (`errorLineOf`, `callOutcome`). */
+let lastCounts: { text: string; counts: string | undefined } | undefined;
+
+function countsIn(text: string): string | undefined {
   const tail = text.length > 4000 ? text.slice(-4000) : text;
   const dotnet = DOTNET_COUNTS.exec(tail);
   if (dotnet) {
@@ -79,7 +86,7 @@ export const MARKED_LINE = /^\s*[×✖✗✘] \S/;
 export function reasonUnder(lines: readonly string[], head: string): string | undefined {
   const at = lines.findIndex((l) => flat(l) === head) + 1;
   const under = at > 0 ? (lines[at] ?? '') : '';
-  return /^\s*→ (.+)$/.exec(under)?.[1]?.trim() ?? (REASON_LINE.test(under) ? withValuesUnder(lines, at) : undefined);
+  return /^\s*→ (.+)$/.exec(under)?.[1]?.trim() ?? (REASON_LINE.test(under) ? withLineUnder(lines, at) : undefined);
 }
 /**
  * A test runner's verdict that does not say how a test failed: jest's `FAIL src/a.test.ts`, Go's closing `FAIL` and
@@ -127,7 +134,7 @@ export function howTestFailed(lines: readonly string[], said = ''): string | und
       const values = lines.slice(i + 2 + j, i + 6 + j).filter((r) => COMPARED_VALUE.test(r));
       return `${jest[1]!.trim()}: ${lines[i + 1 + j]!.trim()}${values.length > 0 ? ` (${values.map((v) => oneLine(v, 80)).join('; ')})` : ''}`;
     }
-    if (/\bpanicked at\b/.test(l)) return l.trim().endsWith(':') && next(i) ? `${l.trim()} ${next(i)}` : l.trim();
+    if (/\bpanicked at\b/.test(l)) return withLineUnder(lines, i, Infinity);
     // ExUnit's `1) test adds (CalcTest)`, its place, then `Assertion with == failed` and the code and values under it.
     const ex = /^\s*\d+\) (test .+)$/.exec(l);
     if (ex) {
@@ -152,15 +159,18 @@ export function howTestFailed(lines: readonly string[], said = ''): string | und
   if (reason < 0) return undefined;
   // (And the values it compared under it, as jest's and bun's `Expected: 3`, `Received: 2`.)
   const values = lines.slice(reason + 1, reason + 5).filter((r) => COMPARED_VALUE.test(r));
-  const line = withValuesUnder(lines, reason);
+  const line = withLineUnder(lines, reason);
   return values.length > 0 ? `${line} (${values.map((v) => oneLine(v, 80)).join('; ')})` : line;
 }
 
-/** A reason line, and the line under it when it ends in a colon (Node's `…strictly equal:` then `4 !== 5`). */
-function withValuesUnder(lines: readonly string[], at: number): string {
+/**
+ * A line, and the line under it when it ends in a colon and that line is at most `max` long: a reason's values
+ * (Node's `…strictly equal:` then `4 !== 5`), a Rust panic's message (`panicked at src/main.rs:4:5:` then the message).
+ */
+export function withLineUnder(lines: readonly string[], at: number, max = 80): string {
   const line = lines[at]!.trim();
   const under = lines[at + 1]?.trim();
-  return line.endsWith(':') && under && under.length <= 80 ? `${line} ${under}` : line;
+  return line.endsWith(':') && under && under.length <= max ? `${line} ${under}` : line;
 }
 
 /**

@@ -559,6 +559,9 @@ export function showsOnly(command: string): boolean {
   return parts.length > 0 && parts.every((part) => SHOWING.test(tokenize(part)[0] ?? '') || GIT_SHOWING.test(part));
 }
 
+/** The programs a shell line runs, one per command (`cat a.log | grep "x|y"` → `cat`, `grep`). */
+export const programsOf = (line: string): string[] => segmentsOf(line).map((part) => tokenize(part.trim())[0] ?? '');
+
 /** A pipe into a program that keeps some of the lines it is given (`grep error`, `Select-String`, `awk '/x/'`). */
 const PIPED_INTO_FILTER =
   /\|\s*(?:grep|egrep|fgrep|rg|ag|ack|awk|sed|cut|uniq|wc|jq|findstr|select-string|sls|where-object)\b/i;
