@@ -105,6 +105,42 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it('says whether a deleted file is gone or was made again (its delete last, or first), across summaries too', () => {
+    const write = call('write', { path: 'notes/plan.md', content: '# Plan' });
+    const rmPlan = call('bash', { command: 'rm notes/plan.md' });
+    const rmTheme = call('bash', { command: 'rm themes/custom.json' });
+    const writeTheme = call('write', { path: 'themes/custom.json', content: '{}' });
+    const first = summarizeDeterministic({
+      messages: [
+        ask('Start the theme over, and drop the plan.'),
+        say('', write),
+        answer(write, 'ok'),
+        say('', rmPlan),
+        answer(rmPlan, ''),
+        say('', rmTheme),
+        answer(rmTheme, ''),
+        say('', writeTheme),
+        answer(writeTheme, 'ok'),
+      ],
+      maxChars: 4000,
+    });
+    expect(first.sections.filesTouched).toEqual([
+      'themes/custom.json (delete, write)',
+      'notes/plan.md (write, delete)',
+    ]);
+    // Read back from a summary, then the plan made again: the order is the reader's, and still time's.
+    const again = call('write', { path: 'notes/plan.md', content: '# Plan 2' });
+    const next = summarizeDeterministic({
+      messages: [ask('Bring the plan back.'), say('', again), answer(again, 'ok')],
+      previousSummary: first.text,
+      maxChars: 4000,
+    });
+    expect(next.sections.filesTouched).toEqual([
+      'notes/plan.md (delete, write×2)',
+      'themes/custom.json (delete, write)',
+    ]);
+  });
+
   it("reads a sub-agent's report as the agent's own findings: the files and code it names, what it decided", () => {
     const explore = call('Task', {
       description: 'Why the store test fails',

@@ -209,6 +209,8 @@ interface FileEntry {
   readonly path: string;
   readonly counts: Map<string, number>;
   rank: number;
+  /** Its latest change (`write`, `edit`, `delete`): whether a deleted file was made again after. */
+  lastChange?: string;
 }
 interface CommandEntry {
   readonly command: string;
@@ -274,6 +276,7 @@ function touchFile(model: Model, path: string, action: string, rank: number, tim
   const entry = model.files.get(path) ?? { path, counts: new Map<string, number>(), rank };
   entry.counts.set(action, (entry.counts.get(action) ?? 0) + times);
   entry.rank = Math.max(entry.rank, rank);
+  if (isChange(action)) entry.lastChange = action;
   model.files.set(path, entry);
 }
 
@@ -667,10 +670,16 @@ function dropStalePending(
 // Fitting the model into the budget
 
 const ACTION_ORDER = ['write', 'edit', 'delete', 'read'];
+/**
+ * `path (write, edit×2, read)`. A deleted file's `delete` comes after its other changes when it was the latest (the
+ * file is gone: `write, delete`), before them when the file was made again after it (`delete, write`): the order a
+ * reader takes for time.
+ */
 function formatFile(f: FileEntry): string {
+  const order = f.lastChange === 'delete' ? ACTION_ORDER : ['delete', ...ACTION_ORDER.filter((a) => a !== 'delete')];
   const actions = [...f.counts.entries()].sort(([a], [b]) => {
-    const ia = ACTION_ORDER.indexOf(a);
-    const ib = ACTION_ORDER.indexOf(b);
+    const ia = order.indexOf(a);
+    const ib = order.indexOf(b);
     return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || (a < b ? -1 : a > b ? 1 : 0);
   });
   return `${f.path} (${actions.map(([a, n]) => (n > 1 ? `${a}×${n}` : a)).join(', ')})`;
