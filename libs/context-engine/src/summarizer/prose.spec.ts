@@ -43,6 +43,38 @@ describe('what an assistant says in prose', () => {
     ]);
   });
 
+  it('decisionsOf leaves out what chooses nothing: a hope for the change, the next step of a search, the status', () => {
+    const text = [
+      'This should fix the syntax error.',
+      'Everything should be working smoothly now.',
+      'The theme should now look exactly like your screenshot!',
+      'First we should find the `fields.py` file in the repository.',
+      'Next, I will run this Python script to verify that the error is resolved.',
+      'Now that the issue is fixed, we can submit the changes to the code base.',
+      'This piecemeal approach is a mess.',
+      // Kept: what is chosen, what is required, why — whatever else the sentence says.
+      'The theme loader should catch this error gracefully instead of crashing.',
+      '`unsubscribeAll()` should only disconnect from the agent, not clear the listeners.',
+      'We should add a colon at the end of the `def division(a, b)` line.',
+      'The build fails because the theme JSON is not copied, so I will run the copy step.',
+    ].join('\n');
+    expect(decisionsOf(text, 200)).toEqual([
+      'The theme loader should catch this error gracefully instead of crashing.',
+      '`unsubscribeAll()` should only disconnect from the agent, not clear the listeners.',
+      'We should add a colon at the end of the `def division(a, b)` line.',
+      'The build fails because the theme JSON is not copied, so I will run the copy step.',
+    ]);
+  });
+
+  it('decisionsOf says what was decided, not the acknowledgement it opens with', () => {
+    expect(
+      decisionsOf("You're absolutely right - invalid themes should never crash the app, especially on startup!", 200),
+    ).toEqual(['Invalid themes should never crash the app, especially on startup!']);
+    expect(decisionsOf('Good catch, the cache must not outlive the session.', 200)).toEqual([
+      'The cache must not outlive the session.',
+    ]);
+  });
+
   it('todoLinesOf takes open checkboxes, to-do sentences and the items under a to-do heading', () => {
     const text = [
       '- [x] done already',

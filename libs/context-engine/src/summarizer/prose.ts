@@ -3,14 +3,17 @@
  * ends on. Code (fenced or indented) is not prose.
  */
 
-const DECISION =
-  /\b(?:decided|decision|instead of|rather than|going with|go with|we'll use|I'll use|will use|chose|choosing|opted|switch(?:ed|ing)? to|approach|the plan is|prefer|won't|will not|should|shouldn't|must not|keep (?:the|it|them|using|both)|agreed|in favou?r of)\b/i;
+/** Words that choose (a design, a tool, an order of work): a sentence with one states a decision. */
+const CHOICE =
+  /\b(?:decided|decision|instead of|rather than|going with|go with|chose|choosing|opted|switch(?:ed|ing)? to|the plan is|prefer|keep (?:the|it|them|using|both)|agreed|in favou?r of)\b/i;
+/** Words that may choose, or only predict or narrate (`should`, `I'll use`, `won't`, `approach`). */
+const MAYBE_CHOICE = /\b(?:we'll use|I'll use|will use|approach|should|shouldn't|won't|will not|must not)\b/i;
 /**
  * A finding: what the agent worked out about why something happens (`db.one throws when no row matches, so …`, `The
  * root cause is …`, `It turns out …`) — what a later step builds on and the files and commands do not say.
  */
 const FINDING =
-  /\b(?:because|caused by|due to|the (?:root )?cause|(?:the|this) (?:issue|problem|bug|error|failure|crash) (?:is|was|comes|happens|occurs)|turns out|the fix (?:is|was)|which means|so the)\b/i;
+  /\b(?:because|caused by|due to|the (?:root )?cause|(?:(?:the|this) (?:issue|problem|bug|error|failure|crash) (?:is|was|comes|happens|occurs)|the fix (?:is|was))(?! (?:now )?(?:fixed|resolved|solved|gone|addressed|verified|correct|occurring|happening)\b)|turns out|which means|so the)\b/i;
 
 /** Prose of an assistant message: fenced code and indented code lines removed. */
 export const proseOf = (text: string): string =>
@@ -28,6 +31,24 @@ const SPECIFIC = /[`"'\d/]|[a-z][A-Z]|\w[_.]\w/;
 /** A short sentence naming nothing (`That should work.`, `Take a different approach.`): a mood, not a decision. */
 const saysNothing = (s: string): boolean => s.split(/\s+/).length <= 5 && !SPECIFIC.test(s);
 
+/**
+ * What a `should` or a `will` says when it chooses nothing: a hope for the change just made (`This should fix the
+ * error.`, `Everything should be working now.`), the next step of a search (`First we should find the file.`, `I will
+ * run the script to verify.`), the status before it (`Now that the issue is fixed, …`), or a judgement of the way so
+ * far (`This piecemeal approach is a mess.`). Sentences with a word that chooses (`instead of`) or explains
+ * (`because`) are kept whatever else they say.
+ */
+const HOPE =
+  /\bshould\s+(?:now\b|(?:also\s+|still\s+|then\s+)?(?:be\s+)?(?:fix(?:ed)?|work(?:ing)?|resolved?|solved?|eliminate|help|pass(?:ing)?|succeed|good|fine|ready|done|correct)\b)/i;
+const NEXT_STEP =
+  /^now that\b|\b(?:we|I)\s+(?:should|will|'ll)\s+(?:first\s+|now\s+|then\s+|next\s+)?(?:find|search|look|locate|navigate|open|check|inspect|run|submit|try|verify|examine|view|scroll|go|see)\b/i;
+const choosesNothing = (s: string): boolean =>
+  HOPE.test(s) || NEXT_STEP.test(s) || (s.split(/\s+/).length <= 8 && !SPECIFIC.test(s) && /\bapproach\b/i.test(s));
+
+/** An acknowledgement a sentence opens with (`You're absolutely right - …`, `Good catch, …`): not what it says. */
+const ACKNOWLEDGED =
+  /^(?:you(?:'re| are) (?:absolutely |totally |completely |quite )?right|good (?:catch|point|idea|call)|great (?:catch|point|idea|question)|perfect|excellent|got it)\s*[-—–,.!:]+\s*/i;
+
 export function decisionsOf(text: string, maxLength: number): string[] {
   return proseOf(text)
     .split(/\n+|(?<=[.!?])\s+(?=[A-Z`*_"'(])/)
@@ -35,17 +56,15 @@ export function decisionsOf(text: string, maxLength: number): string[] {
       s
         .replace(/^\s*(?:[-*•>]|\d+[.)]|#+)\s*/, '')
         .replace(/\*\*/g, '')
-        .trim(),
+        .trim()
+        .replace(ACKNOWLEDGED, ''),
     )
-    .filter(
-      (s) =>
-        s.length >= 15 &&
-        s.length <= maxLength &&
-        isProse(s) &&
-        (DECISION.test(s) || FINDING.test(s)) &&
-        !s.endsWith('?') &&
-        !/\b(?:should|will|would|must|need to|want to|to|I|is|are|was|were|that|follows)\s*:$/i.test(s),
-    )
+    .filter((s) => {
+      if (s.length < 15 || s.length > maxLength || !isProse(s) || s.endsWith('?')) return false;
+      if (/\b(?:should|will|would|must|need to|want to|to|I|is|are|was|were|that|follows)\s*:$/i.test(s)) return false;
+      if (CHOICE.test(s) || FINDING.test(s)) return !/^now that\b/i.test(s);
+      return MAYBE_CHOICE.test(s) && !choosesNothing(s);
+    })
     .map((s) => s.replace(/^(?:now,? )?(?:let me |let's |i'll )/i, '').replace(/:$/, '.'))
     .filter((s) => !saysNothing(s))
     .map((s) => s.charAt(0).toUpperCase() + s.slice(1));
