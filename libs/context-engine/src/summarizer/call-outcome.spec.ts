@@ -797,6 +797,57 @@ describe('callOutcome: how a call ended, read from its result', () => {
     );
   });
 
+  it("services', remotes' and interpreters' failures, shown with no exit status, are failures in their own words", () => {
+    const ran = (command: string, output: string[]) => outcomeOf(call('bash', { command }), result(output.join('\n')));
+    const said: [string, string[], string][] = [
+      ['apt-get install -y libfoo', ['Reading package lists...', 'E: Unable to locate package libfoo'], 'E: Unable'],
+      ['jq .a.b data.json', ['jq: error (at data.json:0): Cannot index number with "b"'], 'jq: error'],
+      ['jq . bad.json', ['jq: parse error: Invalid numeric literal at line 1, column 4'], 'jq: parse error'],
+      ['docker run app', ['docker: Error response from daemon: pull access denied for app.'], 'docker: Error'],
+      [
+        'gh repo view me/x',
+        ["GraphQL: Could not resolve to a Repository with the name 'me/x'. (repository)"],
+        'GraphQL',
+      ],
+      ['gh pr create --fill', ['pull request create failed: GraphQL: No commits between main and b'], 'pull request'],
+      ['gh api repos/me/x', ['gh: Not Found (HTTP 404)'], 'gh: Not Found'],
+      ['ssh deploy@10.0.0.5 uptime', ['ssh: connect to host 10.0.0.5 port 22: Connection refused'], 'ssh: connect'],
+      ['sqlite3 app.db "select * from users"', ['Runtime error near line 1: no such table: users (1)'], 'Runtime'],
+      ['redis-cli HGET k', ["(error) ERR wrong number of arguments for 'hget' command"], '(error) ERR'],
+      [
+        'mix run',
+        ['** (ArithmeticError) bad argument in arithmetic expression', '    lib/app.ex:5: App.run/0'],
+        '** (',
+      ],
+      ['lua main.lua', ["lua: main.lua:3: attempt to call a nil value (global 'foo')", 'stack traceback:'], 'lua:'],
+      [
+        'perl app.pl',
+        ["Can't locate JSON.pm in @INC (you may need to install the JSON module) at app.pl line 2."],
+        "Can't",
+      ],
+      ['dotnet run', ['Unhandled exception. System.NullReferenceException: Object reference not set.'], 'Unhandled'],
+      ['python -m app', ['/usr/bin/python: No module named app'], '/usr/bin/python'],
+      ['systemctl start app', ['Job for app.service failed because the control process exited.'], 'Job for'],
+      ['sh -c foo', ['sh: 1: foo: not found'], 'sh: 1'],
+    ];
+    for (const [command, output, start] of said) {
+      const outcome = ran(command, output);
+      expect([command, outcome.ok, outcome.text.startsWith(`error: ${start}`)]).toEqual([command, false, true]);
+    }
+    // Dart's exception is said on the line under its head.
+    expect(ran('dart run', ['Unhandled exception:', 'RangeError (index): Invalid value: 5', '#0  List.[]']).text).toBe(
+      'error: Unhandled exception: RangeError (index): Invalid value: 5',
+    );
+    // A log's lines at a level below a warning name files and refusals without failing.
+    expect(
+      ran('python app.py', [
+        'INFO: main.py:45: server started',
+        'DEBUG: db.py:12: Connection refused, retrying',
+        'ready',
+      ]).ok,
+    ).toBe(true);
+  });
+
   it('a run of these runners that passed is a success with its counts', () => {
     const passed = (command: string, output: string) => outcomeOf(call('bash', { command }), result(output));
     expect(passed('vendor/bin/phpunit', '..   2 / 2 (100%)\n\nOK (2 tests, 2 assertions)')).toEqual({

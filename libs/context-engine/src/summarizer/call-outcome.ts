@@ -49,8 +49,20 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   ['a Python traceback', /Traceback \(most recent call last\)/],
   ["a compiler's `file:line: error:` (gcc, clang, javac, mypy)", /:\d+(?::\d+)?: (?:fatal )?error:/],
   [
-    "a tool's own `name: error: …` (`collect2: error: …`, `clang: error: …`, argparse's `prog.py: error: …`)",
-    /^\s*[\w.+-]+: (?:fatal )?error:/,
+    "a tool's own `name: error: …` (`collect2: error: …`, `clang: error: …`, argparse's `prog.py: error: …`, jq's `jq: error (at …)` and `jq: parse error: …`)",
+    /^\s*[\w.+-]+: (?:fatal |parse )?error(?::| \()/,
+  ],
+  [
+    "an interpreter's, named before its file and line (`lua: main.lua:3: attempt to call a nil value`, dash's `sh: 1: foo: not found`)",
+    /^\s*(?!(?:info|debug|trace|note|notice|log)\b)[\w.+-]+: \S+\.\w+:\d+: \S|^\s*(?:\/bin\/)?(?:da|ba|k|z)?sh: \d+: .*: not found$/,
+  ],
+  [
+    "a run's uncaught error in its language's words (.NET's and Dart's `Unhandled exception.`, Elixir's `** (ArithmeticError) …`, Perl's `Can't locate JSON.pm in @INC … line 2.`, SQLite's `Parse error:` and `Runtime error near line 1:`, `python -m app`'s `/usr/bin/python: No module named app`)",
+    /^\s*Unhandled exception\b|^\s*\*\* \((?:[A-Z][\w.]*|exit|throw)\) \S|^Can't \w+ .* line \d+\.$|\bcompilation aborted\b|^\s*(?:Parse|Runtime|Syntax|Type|Compile|Compilation|Fatal|Internal|Linker) error\b(?: near [^:]*)?:|^\S*python[\d.]*: No module named \S/,
+  ],
+  [
+    "a service's or a remote's refusal (Docker's `Error response from daemon`, the GitHub CLI's `GraphQL: …` and `(HTTP 404)`, apt's `E: Unable to locate package`, redis-cli's `(error) ERR …`, systemd's `Job for app.service failed`, ssh's `ssh: connect to host … Connection refused`)",
+    /\bError response from daemon\b|(?:^|: )GraphQL: \S|\(HTTP [45]\d\d\)\s*$|^\s*HTTP [45]\d\d: |^E: [A-Z]|^\(error\) |^Job for \S+ failed\b|^\s*(?!(?:info|debug|trace|note|notice|log)\b)[\w.+-]+: .*\b(?:Connection refused|Could not resolve host(?:name)?|Name or service not known|No route to host|Network is unreachable|Connection timed out)\b/,
   ],
   [
     "a linker's (`undefined reference to 'foo'`, `Undefined symbols for architecture arm64:`)",
