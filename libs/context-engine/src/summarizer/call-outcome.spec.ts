@@ -700,7 +700,9 @@ describe('callOutcome: how a call ended, read from its result', () => {
       'tail -5 logs/worker.log | grep -v DEBUG',
       'cd /w && head -20 logs/worker.log',
     ])
-      expect(shown(command, log).ok).toBe(true);
+      expect(shown(command, log)).toEqual({ ok: true, text: 'ok: shows ValueError: bad' });
+    // What it showed holds no error: its last line, as any command's.
+    expect(shown('tail -2 logs/worker.log', ['2024-01-01 start', 'done: 3 jobs']).text).toBe('ok: done: 3 jobs');
     expect(
       shown('grep -rn "syntax error" src/', ['src/parse.py:12:        raise SyntaxError("syntax error at line")']).ok,
     ).toBe(true);

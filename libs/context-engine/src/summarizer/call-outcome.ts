@@ -183,6 +183,9 @@ const SYSTEM_COMPLAINT =
   /\b(?:No such file or directory|Permission denied|cannot open|cannot access|command not found|Is a directory|Not a directory)\b/;
 /** A line that only rules off parts of an output (`-----`, `=====`). */
 const RULE_LINE = /^\s*([-=_*#~])\1{2,}\s*$/;
+/** A line of an error's shape (not a harness's frame, not a warning). */
+const isErrorLine = (l: string): boolean => ERROR_LINE.test(l) && !FRAME_LINE.test(l) && !WARNING_LINE.test(l);
+
 /** The line that shows a tool result failed, or undefined when it looks like a success. */
 export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undefined): string | undefined {
   const result = unwrappedResult(wrapped);
@@ -195,7 +198,6 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   if (kept !== undefined) return kept;
   // `failed`: the result is known to have failed (flagged, a non-zero exit), so its error line may be anywhere.
   // (Not the harness's frame: Gemini CLI's `Error: (none)` after every command says nothing failed.)
-  const isErrorLine = (l: string): boolean => ERROR_LINE.test(l) && !FRAME_LINE.test(l) && !WARNING_LINE.test(l);
   // What the command printed, without the lines a harness frames it with (OpenHands' four after each output).
   // (Read once, and only when asked: most results are never searched.)
   let printed: string[] | undefined;
@@ -457,6 +459,22 @@ export interface CallOutcome {
 export const outcomeTextOk = (text: string): boolean =>
   /^(?:ok\b|no match\b|\d+ lines$)/.test(text) || (text.startsWith('tests ') && !TESTS_FAILED.test(text));
 
+/** Programs that print what a file or a service's log holds (`cat app.log`, `tail -50 server.log`). */
+const SHOWS_CONTENTS = /^(?:cat|head|tail|less|more|nl|bat)$/;
+
+/**
+ * The error a file or log a command showed holds, its latest (`tail server.log` → `Error: listen EADDRINUSE …`): the
+ * command did not fail, and what it showed is what a later step acts on. Not of a search (its matches are code).
+ */
+function shownError(activity: ToolActivity | undefined, printed: readonly string[]): string | undefined {
+  const command = activity?.command;
+  if (command === undefined || !showsOnly(activity?.script ?? '') || FILE_SEARCH.test(command)) return undefined;
+  if (!programsOf(command).some((p) => SHOWS_CONTENTS.test(p))) return undefined;
+  // (Not a closing line that only says something failed: `collect2: error: ld returned 1`; the line before it tells.)
+  const errors = printed.filter(isErrorLine);
+  return (errors.findLast((l) => !WRAPPER_LINE.test(l)) ?? errors.at(-1))?.trim();
+}
+
 /** The outcome of one call from its result (undefined: not answered); `errorLine` when the caller has it already. */
 export function callOutcome(
   activity: ToolActivity | undefined,
@@ -509,6 +527,8 @@ export function callOutcome(
   const commit = commitLineOf(activity, result);
   if (commit) return { ok: true, text: `ok: ${oneLine(commit, 60)}` };
   const printed = activity?.command !== undefined ? outputLines(result.content) : [];
+  const shown = shownError(activity, printed);
+  if (shown !== undefined) return { ok: true, text: `ok: shows ${clipError(shown, 140)}` };
   const git = gitStateOf(activity?.command, printed);
   if (git !== undefined) return { ok: true, text: `ok: ${oneLine(git, 80)}` };
   // What it found, without its log of the connections and processes it opened and closed.
@@ -731,7 +751,7 @@ export function callOfStepLine(
         ? `Tests: ${tests[1]}${tests[2] !== undefined ? `\nE   ${tests[2]}` : ''}`
         : /^\d+ lines$/.test(outcome)
           ? '\n'.repeat(Math.min(100_000, Math.max(0, parseInt(outcome, 10) - 1)))
-          : outcome.replace(/^ok(?:: |$)/, '');
+          : outcome.replace(/^ok(?:: (?:shows )?|$)/, '');
   const isError = outcome.startsWith('error: ');
   return {
     call,
