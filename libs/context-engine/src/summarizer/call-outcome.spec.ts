@@ -701,6 +701,8 @@ describe('callOutcome: how a call ended, read from its result', () => {
       'cd /w && head -20 logs/worker.log',
     ])
       expect(shown(command, log)).toEqual({ ok: true, text: 'ok: shows ValueError: bad' });
+    // Not an error a source file or a document quotes.
+    expect(shown('head -5 README.md', ['# App', 'Error: listen EADDRINUSE means the port is taken.']).text).toBe('ok');
     // What it showed holds no error: its last line, as any command's.
     expect(shown('tail -2 logs/worker.log', ['2024-01-01 start', 'done: 3 jobs']).text).toBe('ok: done: 3 jobs');
     expect(

@@ -459,17 +459,23 @@ export interface CallOutcome {
 export const outcomeTextOk = (text: string): boolean =>
   /^(?:ok\b|no match\b|\d+ lines$)/.test(text) || (text.startsWith('tests ') && !TESTS_FAILED.test(text));
 
-/** Programs that print what a file or a service's log holds (`cat app.log`, `tail -50 server.log`). */
+/** Programs that print what a file holds (`cat app.log`, `head -50 out.txt`). */
 const SHOWS_CONTENTS = /^(?:cat|head|tail|less|more|nl|bat)$/;
+/** A file a program or a service writes as it runs: a log, its output (`server.log`, `logs/a`, `nohup.out`, `out.txt`). */
+const RUN_OUTPUT = /(?:^|[/._-])(?:logs?|out|err|output|stdout|stderr|nohup)(?:[/._-]|$)|\.(?:log|out|err|txt)$/i;
 
 /**
- * The error a file or log a command showed holds, its latest (`tail server.log` → `Error: listen EADDRINUSE …`): the
- * command did not fail, and what it showed is what a later step acts on. Not of a search (its matches are code).
+ * The error a log or a run's output a command showed holds, its latest (`tail server.log` → `Error: listen EADDRINUSE
+ * …`): the command did not fail, and what it showed is what a later step acts on. Not of a search (its matches are
+ * code), nor of a source file or a document (an error quoted in it).
  */
 function shownError(activity: ToolActivity | undefined, printed: readonly string[]): string | undefined {
   const command = activity?.command;
   if (command === undefined || !showsOnly(activity?.script ?? '') || FILE_SEARCH.test(command)) return undefined;
-  if (!programsOf(command).some((p) => SHOWS_CONTENTS.test(p))) return undefined;
+  const programs = programsOf(command);
+  if (!programs.some((p) => SHOWS_CONTENTS.test(p))) return undefined;
+  // A log or a run's output, or the end of a file (`tail`): not a source file or a document an error is quoted in.
+  if (!programs.includes('tail') && !(activity?.files ?? []).some((f) => RUN_OUTPUT.test(f.path))) return undefined;
   // (Not a closing line that only says something failed: `collect2: error: ld returned 1`; the line before it tells.)
   const errors = printed.filter(isErrorLine);
   return (errors.findLast((l) => !WRAPPER_LINE.test(l)) ?? errors.at(-1))?.trim();
