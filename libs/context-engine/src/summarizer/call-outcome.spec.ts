@@ -904,6 +904,80 @@ describe('callOutcome: how a call ended, read from its result', () => {
     });
   });
 
+  it('a call the person refused did not run: said so, with what they said instead', () => {
+    const claudeCode = [
+      "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the",
+      'new_string was NOT written to the file). To tell you how to proceed, the user said:',
+      'move it to trash instead, the build cache is in there',
+    ].join('\n');
+    const rm = call('Bash', { command: 'rm -rf build' });
+    expect(outcomeOf(rm, result(claudeCode))).toEqual({
+      ok: false,
+      text: 'error: Refused by the user: move it to trash instead, the build cache is in there',
+    });
+    const plain = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user.";
+    expect(outcomeOf(rm, result(plain))).toEqual({ ok: false, text: 'error: Refused by the user' });
+    const edit = call('replace_in_file', { path: 'src/a.ts', diff: '<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE' });
+    const cline =
+      'The user denied this operation and provided the following feedback:\n<feedback>\nkeep x\n</feedback>';
+    expect(outcomeOf(edit, result(cline))).toEqual({ ok: false, text: 'error: Refused by the user: keep x' });
+    const gemini = call('run_shell_command', { command: 'npm test' });
+    expect(outcomeOf(gemini, result('[Operation Cancelled] Reason: User did not allow tool call')).ok).toBe(false);
+    // Read back from its step line, it is the same refusal.
+    const back = callOfStepLine('- Bash `rm -rf build` → error: Refused by the user: use trash', 'c9')!;
+    expect(callOutcome(toolActivity(back.call, {}), back.result).text).toBe('error: Refused by the user: use trash');
+    // A command whose output mentions a refusal further down is read as before.
+    expect(
+      outcomeOf(call('bash', { command: 'python audit.py' }), result('checked 3\nrequests rejected by user: 0')).ok,
+    ).toBe(true);
+  });
+
+  it("an editing or reading tool's refusal is a failure, unflagged too (Codex, Cline, OpenCode, Goose, Cursor, OpenHands)", () => {
+    const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-foo\n+bar\n*** End Patch';
+    const refusals: [string, Record<string, unknown>, string][] = [
+      [
+        'apply_patch',
+        { input: patch },
+        'apply_patch verification failed: Failed to find expected lines in /w/src/a.ts:\nfoo()',
+      ],
+      [
+        'replace_in_file',
+        { path: 'src/a.ts', diff: 'x' },
+        'The tool execution failed with the following error:\n<error>\nThe SEARCH block does not match anything in the file.\n</error>',
+      ],
+      [
+        'edit',
+        { filePath: '/w/a.ts', oldString: 'x', newString: 'y' },
+        'oldString found multiple times and requires more code context',
+      ],
+      [
+        'developer__text_editor',
+        { command: 'str_replace', path: '/w/a.py' },
+        "'old_str' must appear exactly once in the file, but it does not appear in the file.",
+      ],
+      ['edit_file', { target_file: 'src/a.ts', code_edit: '// ...' }, 'The apply model made no changes to the file.'],
+      [
+        'str_replace_editor',
+        { command: 'str_replace', path: '/w/a.py' },
+        'No replacement was performed. Multiple occurrences of old_str `x` in lines [3, 9].',
+      ],
+      ['read_file', { path: '/w/nope.ts' }, 'File not found: /w/nope.ts'],
+      ['read_file', { absolute_path: '/w/src' }, 'Path is a directory, not a file: /w/src'],
+    ];
+    for (const [name, args, output] of refusals)
+      expect([name, outcomeOf(call(name, args), result(output)).ok]).toEqual([name, false]);
+    expect(outcomeOf(call('replace_in_file', { path: 'src/a.ts', diff: 'x' }), result(refusals[1]![2])).text).toBe(
+      'error: The SEARCH block does not match anything in the file.',
+    );
+    // A file's contents say what they say: a read of a longer file that opens with an error is a read.
+    expect(
+      outcomeOf(call('read_file', { path: 'notes.md' }), result('Error: the old API\nwas removed\nin v2')).ok,
+    ).toBe(true);
+    expect(
+      outcomeOf(call('apply_patch', { input: patch }), result('Success. Updated the following files:\nM src/a.ts')).ok,
+    ).toBe(true);
+  });
+
   it('an exit status that tells more than a failure says so: a timeout, a signal', () => {
     // Codex's shell result: JSON with the output and its exit code (the harness stopped the server after 60 s).
     const codex = (code: number, output = '') =>
@@ -1063,6 +1137,15 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(
       outcomeOf(call('Bash', { command: 'npm run e2e' }), result('running…\nCommand timed out after 2m 0.0s')),
     ).toEqual({ ok: false, text: 'error: Command timed out after 2m 0.0s' });
+    // The person stopped it (Claude Code's line; Gemini CLI's, first, above what it printed before).
+    expect(
+      outcomeOf(call('Bash', { command: 'npm test' }), result('[Request interrupted by user for tool use]')),
+    ).toEqual({ ok: false, text: 'error: [Request interrupted by user for tool use]' });
+    const cancelled =
+      'Command was cancelled by user before it could complete. Below is the output before it was cancelled:';
+    expect(
+      outcomeOf(call('run_shell_command', { command: 'npm test' }), result(`${cancelled}\nPASS a.test.ts`)).ok,
+    ).toBe(false);
     // A file that ends in those words is data.
     expect(errorLineOf(result('notes\nCommand aborted'), toolActivity(call('read', { path: 'notes.md' }), {}))).toBe(
       undefined,

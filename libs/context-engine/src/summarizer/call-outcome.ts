@@ -110,6 +110,10 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   ["git's merge conflict", /^CONFLICT \(|\bAutomatic merge failed\b/],
   ["curl's (`curl: (7) Failed to connect`)", /^curl: \(\d+\)/],
   ['a lookup that found nothing', /\bcould not find\b|\bnot found in file\b/],
+  [
+    "an editing tool's refusal (Codex's `apply_patch verification failed: Failed to find expected lines`, OpenCode's `oldString found multiple times`, Goose's `'old_str' must appear exactly once`, Cursor's `The apply model made no changes to the file`, OpenHands' `No replacement was performed`)",
+    /\bverification failed\b|^\s*Failed to find expected lines\b|\bfound multiple times\b|\bmust appear exactly once\b|\bmade no changes to the file\b|^\s*No replacement was performed\b/,
+  ],
   ["Claude Code's wrapper of a refused call", /^\s*<tool_use_error>/],
 ];
 const ERROR_LINE = new RegExp(ERROR_LINES.map(([, pattern]) => pattern.source).join('|'), 'i');
@@ -120,9 +124,12 @@ const ERROR_LINE = new RegExp(ERROR_LINES.map(([, pattern]) => pattern.source).j
 const WARNING_LINE = /^\s*(?:[\w.]*Warning|WARN(?:ING)?)\b|^ERROR: pip's dependency resolver does not currently/i;
 /**
  * A harness's line that a command was stopped before it ended (pi's `Command aborted`, `Command timed out after 2m
- * 0.0s`, `Command was cancelled by user`): it did not finish, whatever it printed before.
+ * 0.0s`, `Command was cancelled by user`, Claude Code's `[Request interrupted by user for tool use]`, `aborted by
+ * user`): it did not finish, whatever it printed before — last, or first (Gemini CLI's `Command was cancelled by
+ * user before it could complete. Below is the output before it was cancelled:`).
  */
-const STOPPED_LINE = /^\s*Command (?:was )?(?:aborted|cancell?ed|killed|interrupted|timed out)\b/i;
+const STOPPED_LINE =
+  /^\s*(?:Command (?:was )?(?:aborted|cancell?ed|killed|interrupted|timed out)\b|\[Request interrupted by user\b|(?:was )?(?:aborted|cancell?ed|interrupted|stopped) by (?:the )?user\b)/i;
 /**
  * A closing line that only says that something failed: a package manager's report that a script it ran failed (`npm
  * error Lifecycle script "check" failed`, …), a build's verdict (Gradle's `BUILD FAILED in 3s`, MSBuild's `Build
@@ -183,6 +190,15 @@ const SYSTEM_COMPLAINT =
   /\b(?:No such file or directory|Permission denied|cannot open|cannot access|command not found|Is a directory|Not a directory)\b/;
 /** A line that only rules off parts of an output (`-----`, `=====`). */
 const RULE_LINE = /^\s*([-=_*#~])\1{2,}\s*$/;
+/**
+ * A file tool's refusal to read, all its short result says (`File not found: /w/a.ts`, `Path is a directory, not a
+ * file: src`, `The path /w/a.py does not exist.`): a read tool's longer result is the file's contents, whatever they say.
+ */
+const READ_REFUSAL =
+  /^\s*(?:Error\b|File not found\b|File does not exist\b|(?:The )?(?:path|file) \S+ (?:does not exist|not found)\b|Path is a directory\b|No such file or directory\b|ENOENT\b|EISDIR\b|EACCES\b|Permission denied\b|(?:Cannot|Could not|Unable to|Failed to) (?:read|open|find)\b)/i;
+const readRefused = (lines: readonly string[]): string | undefined =>
+  lines.length <= 2 && READ_REFUSAL.test(lines[0] ?? '') ? lines[0]!.trim() : undefined;
+
 /** A line of an error's shape (not a harness's frame, not a warning). */
 const isErrorLine = (l: string): boolean => ERROR_LINE.test(l) && !FRAME_LINE.test(l) && !WARNING_LINE.test(l);
 
@@ -220,10 +236,10 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
     activity.command === undefined &&
     activity.files.length > 0 &&
     activity.files.every((f) => f.action === 'read');
-  // A command stopped before it ended says so last, after whatever it printed (a debugger's complaint, say).
-  const last = readsOnly ? undefined : own().at(-1);
-  if (last !== undefined && STOPPED_LINE.test(last)) return last.trim();
-  if (readsOnly && !result.isError) return undefined;
+  // A command stopped before it ended says so last, after whatever it printed (a debugger's complaint, say), or first.
+  const stopped = readsOnly ? undefined : [own().at(-1), own()[0]].find((l) => l !== undefined && STOPPED_LINE.test(l));
+  if (stopped !== undefined) return stopped.trim();
+  if (readsOnly && !result.isError) return readRefused(lines);
   const exit = exitCodeOf(lines);
   // A search that found nothing exits 1, which a harness may flag as an error (pi, Claude Code): no failure unless
   // it printed one.

@@ -141,6 +141,23 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it('an edit the person refused changed nothing, and what they said instead is kept', () => {
+    const edit = call('Edit', { file_path: '/repo/src/api.ts', old_string: 'getUser', new_string: 'fetchUser' });
+    const refusal = [
+      "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the",
+      'new_string was NOT written to the file). To tell you how to proceed, the user said:',
+      'keep getUser, it is public API',
+    ].join('\n');
+    const { sections } = summarizeDeterministic({
+      messages: [ask('Tidy the API names.'), say('', edit), answer(edit, refusal)],
+      maxChars: 4000,
+    });
+    expect(sections.filesTouched).toEqual(['/repo/src/api.ts (failed edit)']);
+    expect(sections.errorsSeen).toEqual([
+      'Edit /repo/src/api.ts — Refused by the user: keep getUser, it is public API [unresolved]',
+    ]);
+  });
+
   it("reads a sub-agent's report as the agent's own findings: the files and code it names, what it decided", () => {
     const explore = call('Task', {
       description: 'Why the store test fails',

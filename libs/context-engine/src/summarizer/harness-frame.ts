@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../model/message';
+import { flat } from './text';
 
 /**
  * How agent harnesses frame what a tool returned, and the text inside: the lines a shell printed without the
@@ -51,9 +52,28 @@ export const outputLines = (text: string): string[] => {
     .filter((l) => l.trim() !== '' && !FRAME_LINE.test(l));
 };
 
-const WRAPPED = /^\s*\{\s*"(?:output|error)"\s*:|^<tool_use_error>|^ERROR:[ \t]*\n/;
-/** A tool's failure in a harness's own words: Claude Code's `<tool_use_error>…</tool_use_error>`, OpenHands' `ERROR:` line. */
-const HARNESS_ERROR = /^(?:<tool_use_error>([\s\S]*?)<\/tool_use_error>\s*$|ERROR:[ \t]*\n([\s\S]*)$)/;
+/**
+ * A person's refusal of the call, in the harness's words: Claude Code's `The user doesn't want to proceed with this
+ * tool use. The tool use was rejected …`, Cline's `The user denied this operation.`, Gemini CLI's `[Operation
+ * Cancelled] Reason: User did not allow tool call`, `… rejected by the user`. The call did not run (an edit was not
+ * written).
+ */
+const PERSON_REFUSED =
+  /^\s*(?:\[Operation Cancell?ed\]|The user doesn't want to (?:proceed|take this action)\b|The user (?:denied|rejected|declined|cancell?ed) (?:this|the)\b|User (?:denied|rejected|declined|cancell?ed|did not allow)\b|[^\n]{0,60}\b(?:rejected|denied|declined) by (?:the )?user\b|Refused by the user\b)/i;
+/** What the person said with a refusal: Claude Code's `… the user said:` and what follows, Cline's `<feedback>`. */
+const REFUSAL_FEEDBACK =
+  /<feedback>\s*([\s\S]*?)\s*<\/feedback>|\bthe user said:\s*([\s\S]+)$|^Refused by the user: (.+)$/i;
+
+const WRAPPED = new RegExp(
+  `^\\s*\\{\\s*"(?:output|error)"\\s*:|^<tool_use_error>|^ERROR:[ \\t]*\\n|^The tool execution failed with the following error:|${PERSON_REFUSED.source}`,
+  'i',
+);
+/**
+ * A tool's failure in a harness's own words: Claude Code's `<tool_use_error>…</tool_use_error>`, OpenHands' `ERROR:`
+ * line, Cline's `The tool execution failed with the following error: <error>…</error>`.
+ */
+const HARNESS_ERROR =
+  /^(?:<tool_use_error>([\s\S]*?)<\/tool_use_error>\s*$|ERROR:[ \t]*\n([\s\S]*)$|The tool execution failed with the following error:\s*(?:<error>)?([\s\S]*?)(?:<\/error>)?\s*$)/;
 
 /**
  * A result a harness stored as JSON: a shell's with its exit status (Codex: `{"output": "…", "metadata":
@@ -72,8 +92,13 @@ export function unwrappedResult(result: ChatMessage): ChatMessage {
 const unwrapped = new WeakMap<ChatMessage, ChatMessage>();
 
 function unwrap(result: ChatMessage): ChatMessage {
+  if (PERSON_REFUSED.test(result.content)) {
+    const said = REFUSAL_FEEDBACK.exec(result.content);
+    const feedback = said ? flat(said[1] ?? said[2] ?? said[3] ?? '') : '';
+    return { ...result, content: `Refused by the user${feedback ? `: ${feedback}` : ''}`, isError: true };
+  }
   const marked = HARNESS_ERROR.exec(result.content);
-  if (marked) return { ...result, content: (marked[1] ?? marked[2])!.trim(), isError: true };
+  if (marked) return { ...result, content: (marked[1] ?? marked[2] ?? marked[3])!.trim(), isError: true };
   let v: unknown;
   try {
     v = JSON.parse(result.content);
