@@ -978,6 +978,36 @@ describe('callOutcome: how a call ended, read from its result', () => {
     ).toBe(true);
   });
 
+  it("a service's or the harness's answer that a call failed is a failure, unflagged too (a fetch, MCP, permissions)", () => {
+    const failed: [string, Record<string, unknown>, string][] = [
+      ['WebFetch', { url: 'https://x.dev/docs', prompt: 'api' }, 'Request failed with status code 404'],
+      ['mcp__github__get_issue', { issue_number: 9 }, 'MCP error -32603: Not Found'],
+      ['WebSearch', { query: 'x' }, 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}}'],
+      ['Bash', { command: 'npm publish' }, 'Permission to use Bash with command npm publish has been denied.'],
+      [
+        'Write',
+        { file_path: '/w/a.ts', content: 'x' },
+        "Claude requested permissions to write to /w/a.ts, but you haven't granted it yet.",
+      ],
+      [
+        'Task',
+        { description: 'explore', prompt: 'x' },
+        "Agent type 'Explorer' not found. Available agents: general-purpose",
+      ],
+      ['NotebookEdit', { notebook_path: 'a.ipynb', new_source: 'x' }, 'Cell with ID "abc" not found in notebook.'],
+    ];
+    for (const [name, args, output] of failed)
+      expect([name, outcomeOf(call(name, args), result(output))]).toEqual([
+        name,
+        { ok: false, text: `error: ${output}` },
+      ]);
+    // What a search did not find is no failure.
+    expect(outcomeOf(call('Glob', { pattern: '**/*.rs' }), result('No files found')).ok).toBe(true);
+    expect(
+      outcomeOf(call('mcp__github__get_issue', { issue_number: 9 }), result('{"number":9,"state":"open"}')).ok,
+    ).toBe(true);
+  });
+
   it('an exit status that tells more than a failure says so: a timeout, a signal', () => {
     // Codex's shell result: JSON with the output and its exit code (the harness stopped the server after 60 s).
     const codex = (code: number, output = '') =>

@@ -109,7 +109,14 @@ const ERROR_LINES: readonly (readonly [kind: string, pattern: RegExp])[] = [
   ['a process the kernel killed', /^\s*Killed\s*$/],
   ["git's merge conflict", /^CONFLICT \(|\bAutomatic merge failed\b/],
   ["curl's (`curl: (7) Failed to connect`)", /^curl: \(\d+\)/],
-  ['a lookup that found nothing', /\bcould not find\b|\bnot found in file\b/],
+  [
+    'a lookup that found nothing (`Agent type \'Explorer\' not found`, `Cell with ID "abc" not found in notebook`)',
+    /\bcould not find\b|\bnot found in file\b|^[A-Z][\w ]{0,30} (?:'[^']*'|"[^"]*") not found\b/,
+  ],
+  [
+    "a service's answer that the call failed (axios's `Request failed with status code 404`, `MCP error -32603: …`, `API Error: 429 …`, Claude Code's `Permission to use Bash … has been denied.`)",
+    /\bfailed with status(?: code)? [45]\d\d\b|^\s*(?:MCP|API) error\b|^\s*Permission to use \S.* has been denied\b|\bbut you haven't granted it yet\b/,
+  ],
   [
     "an editing tool's refusal (Codex's `apply_patch verification failed: Failed to find expected lines`, OpenCode's `oldString found multiple times`, Goose's `'old_str' must appear exactly once`, Cursor's `The apply model made no changes to the file`, OpenHands' `No replacement was performed`)",
     /\bverification failed\b|^\s*Failed to find expected lines\b|\bfound multiple times\b|\bmust appear exactly once\b|\bmade no changes to the file\b|^\s*No replacement was performed\b/,
