@@ -34,6 +34,28 @@ describe("planOfCall: the agent's own plan", () => {
     ]);
   });
 
+  it("reads a plan written as a Markdown checklist: Roo Code's update_todo_list, the task_progress Cline adds to a call", () => {
+    expect(
+      planOfCall(newCall('update_todo_list', { todos: '[x] Analyze\n[-] Implement the parser\n[ ] Write tests' })),
+    ).toEqual([
+      { text: 'Analyze', status: 'completed' },
+      { text: 'Implement the parser', status: 'in_progress' },
+      { text: 'Write tests', status: 'pending' },
+    ]);
+    const cline = newCall('execute_command', {
+      command: 'npm test',
+      requires_approval: false,
+      task_progress: '- [x] Set up the project\n- [ ] Add the endpoint\n',
+    });
+    expect(planOfCall(cline)).toEqual([
+      { text: 'Set up the project', status: 'completed' },
+      { text: 'Add the endpoint', status: 'pending' },
+    ]);
+    // A file written with a checklist in it is a file, not the agent's plan; nor is a list with other lines.
+    expect(planOfCall(newCall('write_to_file', { path: 'TODO.md', content: '- [ ] ship it' }))).toBeUndefined();
+    expect(planOfCall(newCall('update_todo_list', { todos: 'Plan:\n[ ] ship it' }))).toBeUndefined();
+  });
+
   it('is no plan when the list is not one of items with a status and a text', () => {
     expect(planOfCall(newCall('bash', { command: 'ls' }))).toBeUndefined();
     expect(planOfCall(newCall('edit', { edits: [{ oldText: 'a', newText: 'b' }] }))).toBeUndefined();

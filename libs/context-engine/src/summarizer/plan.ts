@@ -17,11 +17,36 @@ const DONE = /^(?:completed?|done|finished|cancell?ed|skipped)$/i;
 const ACTIVE = /^(?:in[_ -]?progress|active|doing|started|running)$/i;
 const OPEN = /^(?:pending|todo|to[_ -]do|open|not[_ -]started|planned)$/i;
 
-/** The plan a call writes, or undefined when its arguments hold no list of items with a status and a text. */
+/** An argument that holds a plan as a Markdown checklist (Roo Code's `todos`, Cline's `task_progress`). */
+const CHECKLIST_KEY = /todo|task_progress|plan|checklist|progress/i;
+/** One checklist line: `- [x] Set up`, `[-] Implement` (Roo's in progress), `* [ ] Test`. */
+const CHECKLIST_LINE = /^\s*(?:[-*]\s+)?\[([ xX~-])\]\s+(\S.*)$/;
+
+/** A Markdown checklist's items, when every non-blank line of `text` is one (and there are any). */
+function checklistOf(text: string): PlanItem[] | undefined {
+  const items: PlanItem[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const m = CHECKLIST_LINE.exec(line);
+    if (!m) return undefined;
+    const mark = m[1]!.toLowerCase();
+    items.push({ text: m[2]!.trim(), status: mark === 'x' ? 'completed' : mark === ' ' ? 'pending' : 'in_progress' });
+  }
+  return items.length > 0 ? items : undefined;
+}
+
+/**
+ * The plan a call writes, or undefined when its arguments hold no list of items with a status and a text, nor a
+ * Markdown checklist under a plan's name (Roo Code's `update_todo_list`, the `task_progress` Cline adds to any call).
+ */
 export function planOfCall(call: ToolCall): PlanItem[] | undefined {
   const args = parseArguments(call.arguments);
   if (!args) return undefined;
-  for (const value of Object.values(args)) {
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value === 'string' && CHECKLIST_KEY.test(key)) {
+      const items = checklistOf(value);
+      if (items) return items;
+    }
     if (!Array.isArray(value) || value.length === 0) continue;
     const items: PlanItem[] = [];
     for (const raw of value) {
