@@ -153,8 +153,44 @@ describe('summarizeDeterministic', () => {
       maxChars: 4000,
     });
     expect(sections.filesTouched).toEqual(['/repo/src/api.ts (failed edit)']);
+    expect(sections.userRequests).toEqual(['Tidy the API names.', 'Refusing the call: keep getUser, it is public API']);
     expect(sections.errorsSeen).toEqual([
       'Edit /repo/src/api.ts — Refused by the user: keep getUser, it is public API [unresolved]',
+    ]);
+  });
+
+  it("what the person said in a tool's result is one of their requests: an answer to the agent's question, feedback", () => {
+    const cline = call('ask_followup_question', {
+      question: 'Which database should I use?',
+      options: '["SQLite","Postgres"]',
+    });
+    const claude = call('AskUserQuestion', {
+      questions: [{ question: 'Which port?', header: 'Port', options: [{ label: '3000' }], multiSelect: false }],
+    });
+    const done = call('attempt_completion', { result: 'Added Postgres persistence via pg.' });
+    const { sections } = summarizeDeterministic({
+      messages: [
+        ask('Add persistence to the todo app.'),
+        say('I need to know which store to use.', cline),
+        answer(cline, '<answer>\nPostgres, with the pg driver, not an ORM\n</answer>'),
+        say('', claude),
+        answer(
+          claude,
+          'User has answered your questions: "Which port?"="8080". You can now continue with the user\'s answers in mind.',
+        ),
+        say('', done),
+        answer(
+          done,
+          'The user has provided feedback on the results.\n<feedback>\nalso add an index on created_at\n</feedback>',
+        ),
+      ],
+      maxChars: 4000,
+    });
+    expect(sections.userRequests).toEqual([
+      'Add persistence to the todo app.',
+      'Answer to "Which database should I use?": Postgres, with the pg driver, not an ORM',
+      'Answer to "Which port?": 8080',
+      'Feedback: also add an index on created_at',
     ]);
   });
 

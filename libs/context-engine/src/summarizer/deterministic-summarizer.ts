@@ -22,7 +22,7 @@ import {
   tellingErrorLine,
   withoutSite,
 } from './call-outcome';
-import { unwrappedResult } from './harness-frame';
+import { personsReply, unwrappedResult } from './harness-frame';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, planOfCall, type PlanItem } from './plan';
 import { ErrorsSeen, formatError } from './errors-seen';
@@ -480,6 +480,9 @@ function absorbMessages(
         seeFiles(model, named, rank - 1);
       }
       if (call) recordAbsolutePaths(model, call.activity, content);
+      // What the person said in it (an answer to the agent's question, feedback, why they refused the call).
+      const said = personsReply(content, questionOf(call?.call));
+      if (said !== undefined) model.requests.push({ text: oneLine(said, LIMITS.request), rank });
       // A sub-agent's report is the agent's own findings, delegated: read as its text is (and the files it names).
       if (call && line === undefined && isSubAgentReport(call.call.name, call.activity))
         absorbReport(model, launchLabel(call.call, call.activity), content, rank);
@@ -565,6 +568,12 @@ const NO_ACTION =
   /^(?:BashOutput|TaskOutput|KillShell|KillBash|ExitPlanMode|EnterPlanMode|Skill|SlashCommand|think|LS|Glob|Grep|list_directory|glob|grep|search_file_content|find_file|search_dir|search_file|ListMcpResourcesTool|ReadMcpResourceTool|TodoRead|todoread)$/i;
 /** Arguments of a search: a call that has one looks around. */
 const SEARCH_ARGS = /^(?:pattern|query|q|regex|glob|search_term|search|file_name)$/;
+
+/** What a call asks the person, when its arguments say (`ask_followup_question`'s `question`). */
+function questionOf(call: ToolCall | undefined): string | undefined {
+  const question = call && parseArguments(call.arguments)?.['question'];
+  return typeof question === 'string' && question.trim() !== '' ? question : undefined;
+}
 
 /**
  * A call that did something no section holds otherwise — no shell command, no file, no web lookup, no sub-agent, no

@@ -64,6 +64,33 @@ const PERSON_REFUSED =
 const REFUSAL_FEEDBACK =
   /<feedback>\s*([\s\S]*?)\s*<\/feedback>|\bthe user said:\s*([\s\S]+)$|^Refused by the user: (.+)$/i;
 
+/** Claude Code's AskUserQuestion result: `User has answered your questions: "Which DB?"="Postgres", "…"="…".` */
+const ANSWERED = /^User has answered your questions?:\s*([\s\S]*?)(?:\.?\s*You can now continue\b[\s\S]*)?$/;
+const ANSWER_PAIR = /"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"/g;
+
+/**
+ * What the person said in a tool's result, in the harness's words, as a line of their requests: an answer to the
+ * agent's question (Cline's and Roo Code's `<answer>…</answer>` to `ask_followup_question`, Claude Code's
+ * AskUserQuestion), feedback on a result or an approved call (Cline's `<feedback>…</feedback>`), what they said
+ * refusing a call (`Refused by the user: …`, from the unwrapped result). `question`: what the call asked, when its
+ * arguments say.
+ */
+export function personsReply(content: string, question?: string): string | undefined {
+  const asked = question === undefined ? '' : ` to "${flat(question)}"`;
+  const answer = /<answer>\s*([\s\S]*?)\s*<\/answer>/.exec(content)?.[1];
+  if (answer !== undefined && answer.trim() !== '') return `Answer${asked}: ${flat(answer)}`;
+  const answered = ANSWERED.exec(content.trim());
+  if (answered) {
+    const pairs = [...answered[1]!.matchAll(ANSWER_PAIR)].map(([, q, a]) => `"${flat(q!)}": ${flat(a!)}`);
+    if (pairs.length > 0) return `Answer to ${pairs.join('; ')}`;
+  }
+  const refused = /^Refused by the user: ([\s\S]+)$/.exec(content);
+  if (refused) return `Refusing the call: ${flat(refused[1]!)}`;
+  const feedback = /<feedback>\s*([\s\S]*?)\s*<\/feedback>/.exec(content)?.[1];
+  if (feedback !== undefined && feedback.trim() !== '') return `Feedback: ${flat(feedback)}`;
+  return undefined;
+}
+
 const WRAPPED = new RegExp(
   `^\\s*\\{\\s*"(?:output|error)"\\s*:|^<tool_use_error>|^ERROR:[ \\t]*\\n|^The tool execution failed with the following error:|${PERSON_REFUSED.source}`,
   'i',
