@@ -153,7 +153,10 @@ describe('summarizeDeterministic', () => {
       maxChars: 4000,
     });
     expect(sections.filesTouched).toEqual(['/repo/src/api.ts (failed edit)']);
-    expect(sections.userRequests).toEqual(['Tidy the API names.', 'Refusing the call: keep getUser, it is public API']);
+    expect(sections.userRequests).toEqual([
+      'Tidy the API names.',
+      'Refusing Edit /repo/src/api.ts: keep getUser, it is public API',
+    ]);
     expect(sections.errorsSeen).toEqual([
       'Edit /repo/src/api.ts — Refused by the user: keep getUser, it is public API [unresolved]',
     ]);
@@ -637,6 +640,45 @@ describe('summarizeDeterministic', () => {
     );
     const asked = summarizeDeterministic({ messages: [cursor, say('Adding it.')], maxChars: 2000 });
     expect(asked.sections.userRequests).toEqual(['Add dark mode.']);
+  });
+
+  it("takes Cline's <task>, <feedback> and <user_message> for the person's words, its environment details for context", () => {
+    const env = [
+      '<environment_details>',
+      '# VSCode Visible Files',
+      'src/app.ts',
+      '# Current Time',
+      '1/1/2025, 10:00:00 AM (UTC)',
+      '# Current Mode',
+      'ACT MODE',
+      '</environment_details>',
+    ].join('\n');
+    const read = call('read_file', { path: 'src/app.ts' });
+    const messages = [
+      ask(`<task>\nAdd a /health endpoint to src/app.ts\n</task>\n\n${env}`),
+      say('Reading the app.', read),
+      answer(read, 'import express from "express";'),
+      ask(`<feedback>\nuse fastify instead\n</feedback>\n\n${env}`),
+      say('Switching to fastify.'),
+      ask(
+        `[attempt_completion] Result:\n\nThe user has provided feedback on the results.\n<feedback>\nalso log requests\n</feedback>\n\n${env}`,
+      ),
+      say('Logging them.'),
+      ask(`[read_file for 'src/b.ts'] Result:\nexport const b = 1;\n\n${env}`),
+      ask(`<user_message>\nand add a test\n</user_message>\n\n${env}`),
+    ];
+    const { sections } = summarizeDeterministic({ messages, maxChars: 3000 });
+    expect(sections.userRequests.filter((r) => !r.includes('] Result:'))).toEqual([
+      'Add a /health endpoint to src/app.ts',
+      'use fastify instead',
+      'also log requests',
+      'and add a test',
+    ]);
+    expect(sections.userRequests.join('\n')).not.toMatch(/environment_details|VSCode/);
+    // A tool's result in the user's name is the harness's: left out first when room is short.
+    const tight = summarizeDeterministic({ messages, maxChars: 300 });
+    expect(tight.sections.userRequests).toContain('and add a test');
+    expect(tight.sections.userRequests.join('\n')).not.toContain('] Result:');
   });
 
   it("takes Claude Code's interruption, untagged caveat and continuation for the harness's; the continuation may grow", () => {

@@ -72,11 +72,14 @@ const ANSWER_PAIR = /"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"/g;
  * What the person said in a tool's result, in the harness's words, as a line of their requests: an answer to the
  * agent's question (Cline's and Roo Code's `<answer>…</answer>` to `ask_followup_question`, Claude Code's
  * AskUserQuestion), feedback on a result or an approved call (Cline's `<feedback>…</feedback>`), what they said
- * refusing a call (`Refused by the user: …`, from the unwrapped result). `question`: what the call asked, when its
- * arguments say.
+ * refusing a call (`Refused by the user: …`, from the unwrapped result). `call`: what the call asked, when its
+ * arguments say, and how it is labelled.
  */
-export function personsReply(content: string, question?: string): string | undefined {
-  const asked = question === undefined ? '' : ` to "${flat(question)}"`;
+export function personsReply(
+  content: string,
+  call: { readonly question?: string; readonly label?: string } = {},
+): string | undefined {
+  const asked = call.question === undefined ? '' : ` to "${flat(call.question)}"`;
   const answer = /<answer>\s*([\s\S]*?)\s*<\/answer>/.exec(content)?.[1];
   if (answer !== undefined && answer.trim() !== '') return `Answer${asked}: ${flat(answer)}`;
   const answered = ANSWERED.exec(content.trim());
@@ -85,7 +88,7 @@ export function personsReply(content: string, question?: string): string | undef
     if (pairs.length > 0) return `Answer to ${pairs.join('; ')}`;
   }
   const refused = /^Refused by the user: ([\s\S]+)$/.exec(content);
-  if (refused) return `Refusing the call: ${flat(refused[1]!)}`;
+  if (refused) return `Refusing ${call.label ?? 'the call'}: ${flat(refused[1]!)}`;
   const feedback = /<feedback>\s*([\s\S]*?)\s*<\/feedback>/.exec(content)?.[1];
   if (feedback !== undefined && feedback.trim() !== '') return `Feedback: ${flat(feedback)}`;
   return undefined;
