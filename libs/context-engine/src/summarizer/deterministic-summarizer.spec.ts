@@ -197,6 +197,21 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it('a question put to the person and not answered yet is what the conversation waits on', () => {
+    const cline = call('ask_followup_question', { question: 'Which database should I use?' });
+    const claude = call('AskUserQuestion', { questions: [{ question: 'Which port?', header: 'Port', options: [] }] });
+    for (const [asked, question] of [
+      [cline, 'Which database should I use?'],
+      [claude, 'Which port?'],
+    ] as const) {
+      const { sections } = summarizeDeterministic({
+        messages: [ask('Add persistence.'), say('Asking first.', asked)],
+        maxChars: 2000,
+      });
+      expect(sections.pendingWork).toEqual([`Awaiting the user: ${question}`]);
+    }
+  });
+
   it("reads a sub-agent's report as the agent's own findings: the files and code it names, what it decided", () => {
     const explore = call('Task', {
       description: 'Why the store test fails',

@@ -532,8 +532,13 @@ function absorbMessages(
   for (const [id, call] of calls) {
     if (answered.has(id)) continue;
     touchChanges(model, call, false); // not refused (yet): recorded as made
+    // A question put to the person and not answered yet: the conversation waits on them.
+    const question = questionOf(call.call);
     model.pending.push({
-      text: oneLine(`${call.activity.label} — no result yet`, LIMITS.pending),
+      text: oneLine(
+        question ? `Awaiting the user: ${question}` : `${call.activity.label} — no result yet`,
+        LIMITS.pending,
+      ),
       rank: pendingRank + p++,
     });
   }
@@ -576,10 +581,16 @@ const NO_ACTION =
 /** Arguments of a search: a call that has one looks around. */
 const SEARCH_ARGS = /^(?:pattern|query|q|regex|glob|search_term|search|file_name)$/;
 
-/** What a call asks the person, when its arguments say (`ask_followup_question`'s `question`). */
+/**
+ * What a call asks the person, when its arguments say: `ask_followup_question`'s `question`, AskUserQuestion's
+ * `questions: [{question}]`.
+ */
 function questionOf(call: ToolCall | undefined): string | undefined {
-  const question = call && parseArguments(call.arguments)?.['question'];
-  return typeof question === 'string' && question.trim() !== '' ? question : undefined;
+  const args = call && parseArguments(call.arguments);
+  const asked = [args?.['question'], ...(Array.isArray(args?.['questions']) ? args['questions'] : [])]
+    .map((q) => (typeof q === 'object' && q !== null ? (q as Record<string, unknown>)['question'] : q))
+    .filter((q): q is string => typeof q === 'string' && q.trim() !== '');
+  return asked.length > 0 ? asked.join(' ') : undefined;
 }
 
 /**
