@@ -149,6 +149,33 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     expect(key("sed -i '' 's|a|b|g' x.ts")).not.toBe(key("sed -i '' 's|c|d|g' x.ts"));
   });
 
+  it("reads other harnesses' file tools: Roo Code's apply_diff, a tool that deletes, moves, renames or copies a file", () => {
+    const files = (name: string, args: Record<string, unknown>) => toolActivity(newCall(name, args), {}).files;
+    expect(files('apply_diff', { path: 'src/a.ts', diff: '<<<<<<< SEARCH' })).toEqual([
+      { path: 'src/a.ts', action: 'edit' },
+    ]);
+    expect(files('append_to_file', { path: 'notes.md', content: 'x' })).toEqual([{ path: 'notes.md', action: 'edit' }]);
+    for (const name of ['delete_file', 'remove_file', 'mcp__filesystem__delete_file'])
+      expect(files(name, { path: 'src/old.ts' })).toEqual([{ path: 'src/old.ts', action: 'delete' }]);
+    expect(files('move_file', { source: 'src/a.ts', destination: 'src/b.ts' })).toEqual([
+      { path: 'src/a.ts', action: 'delete' },
+      { path: 'src/b.ts', action: 'write' },
+    ]);
+    expect(files('rename_file', { old_path: 'a.md', new_path: 'docs/a.md' })).toEqual([
+      { path: 'a.md', action: 'delete' },
+      { path: 'docs/a.md', action: 'write' },
+    ]);
+    expect(files('copy_file', { source: 'a.txt', destination: 'b.txt' })).toEqual([
+      { path: 'a.txt', action: 'read' },
+      { path: 'b.txt', action: 'write' },
+    ]);
+    // A tool that deletes lines edits its file.
+    expect(files('delete_lines', { path: 'src/a.ts', start: 3, end: 5 })).not.toContainEqual({
+      path: 'src/a.ts',
+      action: 'delete',
+    });
+  });
+
   it("reads Gemini CLI's read_file by its absolute_path", () => {
     expect(toolActivity(newCall('read_file', { absolute_path: '/repo/src/app.ts' }), {}).files).toEqual([
       { path: '/repo/src/app.ts', action: 'read' },

@@ -67,7 +67,9 @@ export function parseArguments(args: string): Record<string, unknown> | undefine
 }
 
 const classify = (s: string): FileAction | undefined => {
-  if (/str_replace|edit|patch|insert|replace|undo/i.test(s)) return 'edit';
+  if (/str_replace|edit|patch|insert|replace|undo|apply_?diff|append/i.test(s)) return 'edit';
+  // (A tool that deletes files: `delete_file`, `remove_file`, MCP's `…__delete_file`; not `delete_lines`.)
+  if (/(?:^|_)(?:delete|remove|unlink|trash)(?:[_-]?files?)?$/i.test(s)) return 'delete';
   if (/write|create|save/i.test(s)) return 'write';
   if (/read|view|open|cat\b|show/i.test(s)) return 'read';
   return undefined;
@@ -826,6 +828,32 @@ export function filesOfEditBlocks(text: string): { path: string; action: FileAct
   return out;
 }
 
+/** The argument pairs a file-moving tool names its source and destination by. */
+const TRANSFER_KEYS = [
+  ['source', 'destination'],
+  ['old_path', 'new_path'],
+  ['oldPath', 'newPath'],
+  ['sourcePath', 'destinationPath'],
+  ['from', 'to'],
+  ['src', 'dst'],
+] as const;
+
+/** A move or rename deletes its source and writes its destination; a copy reads the one and writes the other. */
+function filesOfTransfer(name: string, args: Record<string, unknown>): { path: string; action: FileAction }[] {
+  const moves = /move|rename|(?:^|_)mv$/i.test(name);
+  if (!moves && !/copy|(?:^|_)cp$/i.test(name)) return [];
+  for (const [from, to] of TRANSFER_KEYS) {
+    const [source, destination] = [args[from], args[to]];
+    if (typeof source !== 'string' || typeof destination !== 'string') continue;
+    if (!looksLikePath(source.trim()) || !looksLikePath(destination.trim())) continue;
+    return [
+      { path: source.trim(), action: moves ? 'delete' : 'read' },
+      { path: destination.trim(), action: 'write' },
+    ];
+  }
+  return [];
+}
+
 const BACKGROUND_FLAG = /^(?:run_in_background|is_background|background|in_background|async|run_async|detach(?:ed)?)$/i;
 /** `cmd &` (not `&&`, `2>&1`, `&>`, `|&`, nor an `&` inside a word), and the programs that detach a command. */
 const BACKGROUND_AMPERSAND = /(?<![&>|<])&(?=\s|$|[;)])/;
@@ -874,6 +902,9 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
       break;
     }
   }
+  // A tool that moves, renames or copies a file (`move_file`, `rename_file`, `copy_file`): from its source to its
+  // destination, as `mv` and `cp` are read.
+  if (files.length === 0) files.push(...filesOfTransfer(call.name, args));
   // A tool given several files at once (Gemini CLI's read_many_files `paths`): each of them, up to a bound.
   for (const key of PATH_LIST_KEYS) {
     const v = args[key];
