@@ -1008,6 +1008,33 @@ describe('callOutcome: how a call ended, read from its result', () => {
     ).toBe(true);
   });
 
+  it("a tool's JSON answer that says it failed is a failure, told by its message (MCP servers, APIs)", () => {
+    const answered: [string, string][] = [
+      ['{"success":false,"error":"Repository not found"}', 'Repository not found'],
+      ['{"isError":true,"content":[{"type":"text","text":"Team ENG not found"}]}', 'Team ENG not found'],
+      ['{"error":{"code":-32602,"message":"Invalid params: sql is required"}}', 'Invalid params: sql is required'],
+      [
+        '{"status":"error","message":"Deploy failed: missing env DATABASE_URL"}',
+        'Deploy failed: missing env DATABASE_URL',
+      ],
+      ['{"ok":false,"error":"channel_not_found"}', 'channel_not_found'],
+    ];
+    for (const [json, message] of answered)
+      expect(outcomeOf(call('mcp__app__act', { id: 1 }), result(json))).toEqual({
+        ok: false,
+        text: `error: ${message}`,
+      });
+    for (const json of ['{"error":null,"data":{"number":9}}', '{"ok":true,"ts":"1.2"}', '[{"title":"error handling"}]'])
+      expect(outcomeOf(call('mcp__app__act', { id: 1 }), result(json)).ok).toBe(true);
+    // A JSON file read, or what a command printed, is data.
+    expect(
+      outcomeOf(call('read_file', { path: 'fixtures/fail.json' }), result('{"success":false,"error":"x"}')).ok,
+    ).toBe(true);
+    expect(
+      outcomeOf(call('bash', { command: 'curl -s localhost:3000/api' }), result('{"ok":false,"error":"x"}')).ok,
+    ).toBe(true);
+  });
+
   it('an exit status that tells more than a failure says so: a timeout, a signal', () => {
     // Codex's shell result: JSON with the output and its exit code (the harness stopped the server after 60 s).
     const codex = (code: number, output = '') =>

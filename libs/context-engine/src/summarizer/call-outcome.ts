@@ -206,6 +206,42 @@ const READ_REFUSAL =
 const readRefused = (lines: readonly string[]): string | undefined =>
   lines.length <= 2 && READ_REFUSAL.test(lines[0] ?? '') ? lines[0]!.trim() : undefined;
 
+/**
+ * What a tool's JSON answer says went wrong, when it says it failed: `{"success": false, "error": "…"}`, Slack's `{"ok":
+ * false, "error": "channel_not_found"}`, an MCP result's `{"isError": true, "content": [{"text": "…"}]}`, JSON-RPC's
+ * `{"error": {"code": -32602, "message": "…"}}`, `{"status": "error", "message": "…"}`. Undefined for any other text.
+ */
+function jsonFailureOf(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') || trimmed.length > 100_000) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  const error = o['error'];
+  const failed =
+    o['success'] === false ||
+    o['ok'] === false ||
+    o['isError'] === true ||
+    (typeof o['status'] === 'string' && /^(?:error|fail(?:ed|ure)?)$/i.test(o['status'])) ||
+    (typeof error === 'string' && error.trim() !== '') ||
+    (typeof error === 'object' && error !== null && !Array.isArray(error));
+  if (!failed) return undefined;
+  const texts = Array.isArray(o['content'])
+    ? (o['content'] as unknown[]).map((c) => (c as Record<string, unknown> | null)?.['text'])
+    : [];
+  const said = [
+    typeof error === 'string' ? error : (error as Record<string, unknown> | null)?.['message'],
+    o['message'],
+    ...texts,
+  ].find((x): x is string => typeof x === 'string' && x.trim() !== '');
+  return flat(said ?? trimmed).slice(0, 400);
+}
+
 /** A line of an error's shape (not a harness's frame, not a warning). */
 const isErrorLine = (l: string): boolean => ERROR_LINE.test(l) && !FRAME_LINE.test(l) && !WARNING_LINE.test(l);
 
@@ -219,6 +255,10 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   const lines = nonEmptyLines(result.content).map((l) => l.replace(OUTPUT_LEAD, ''));
   const kept = keptFailureOf(lines[lines.length - 1]);
   if (kept !== undefined) return kept;
+  // A tool's JSON answer that says it failed (an MCP server's, an API's; not a command's output, nor a file read).
+  const readsFile = (activity?.files.length ?? 0) > 0 && activity!.files.every((f) => f.action === 'read');
+  const refusedJson = activity?.command === undefined && !readsFile ? jsonFailureOf(result.content) : undefined;
+  if (refusedJson !== undefined) return refusedJson;
   // `failed`: the result is known to have failed (flagged, a non-zero exit), so its error line may be anywhere.
   // (Not the harness's frame: Gemini CLI's `Error: (none)` after every command says nothing failed.)
   // What the command printed, without the lines a harness frames it with (OpenHands' four after each output).
