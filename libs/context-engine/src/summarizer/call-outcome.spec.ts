@@ -701,6 +701,19 @@ describe('callOutcome: how a call ended, read from its result', () => {
       'cd /w && head -20 logs/worker.log',
     ])
       expect(shown(command, log)).toEqual({ ok: true, text: 'ok: shows ValueError: bad' });
+    // A service's log shown by its viewer is data too; the viewer's own refusal is its failure.
+    for (const command of [
+      'docker logs web --tail 50',
+      'docker compose logs api',
+      'kubectl logs deploy/api',
+      'journalctl -u app',
+    ])
+      expect([command, shown(command, log)]).toEqual([command, { ok: true, text: 'ok: shows ValueError: bad' }]);
+    expect(shown('docker logs web', ['Error response from daemon: No such container: web']).ok).toBe(false);
+    expect(
+      shown('kubectl logs deploy/api', ['Error from server (NotFound): deployments.apps "api" not found']).ok,
+    ).toBe(false);
+    expect(shown('docker run app', ['Traceback (most recent call last):', 'ValueError: bad']).ok).toBe(false);
     // Not an error a source file or a document quotes.
     expect(shown('head -5 README.md', ['# App', 'Error: listen EADDRINUSE means the port is taken.']).text).toBe('ok');
     // What it showed holds no error: its last line, as any command's.

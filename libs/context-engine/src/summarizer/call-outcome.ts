@@ -14,7 +14,7 @@ import {
   withLineUnder,
 } from './test-report';
 import { FRAME_LINE, nonEmptyLines, OUTPUT_LEAD, outputLines, unwrappedResult } from './harness-frame';
-import { parseArguments, programsOf, showsOnly, type ToolActivity } from './tool-activity';
+import { LOG_SHOWING, parseArguments, programsOf, segmentsOf, showsOnly, type ToolActivity } from './tool-activity';
 import { webLookupGist } from './web-lookup';
 
 /**
@@ -190,6 +190,8 @@ function complaintOf(line: string, programs: readonly string[]): boolean {
   const name = /^([\w.+-]+): /.exec(line)?.[1];
   if (name !== undefined && (programs.includes(name) || /^-?(?:ba|z|da)?sh$/.test(name))) return true;
   if (/^(?:fatal|error): /.test(line)) return true;
+  // (A log viewer's own: the daemon's or the cluster's refusal, `Error response from daemon: No such container: web`.)
+  if (/^(?:Error response from daemon\b|Error from server\b|No journal files were found\b)/.test(line)) return true;
   // (git's own words are its complaints: what else it shows is the repository's, a commit's subject say.)
   return !programs.every((p) => p === 'git') && SYSTEM_COMPLAINT.test(line) && !/^\S+:\d+[:-]/.test(line);
 }
@@ -535,10 +537,13 @@ const RUN_OUTPUT = /(?:^|[/._-])(?:logs?|out|err|output|stdout|stderr|nohup)(?:[
 function shownError(activity: ToolActivity | undefined, printed: readonly string[]): string | undefined {
   const command = activity?.command;
   if (command === undefined || !showsOnly(activity?.script ?? '') || FILE_SEARCH.test(command)) return undefined;
+  // A service's log (`docker logs web`), or a file's contents: a log or a run's output, or the end of a file (`tail`);
+  // not a source file or a document an error is quoted in.
   const programs = programsOf(command);
-  if (!programs.some((p) => SHOWS_CONTENTS.test(p))) return undefined;
-  // A log or a run's output, or the end of a file (`tail`): not a source file or a document an error is quoted in.
-  if (!programs.includes('tail') && !(activity?.files ?? []).some((f) => RUN_OUTPUT.test(f.path))) return undefined;
+  const log = segmentsOf(command).some((part) => LOG_SHOWING.test(part.trim()));
+  if (!log && !programs.some((p) => SHOWS_CONTENTS.test(p))) return undefined;
+  if (!log && !programs.includes('tail') && !(activity?.files ?? []).some((f) => RUN_OUTPUT.test(f.path)))
+    return undefined;
   // (Not a closing line that only says something failed: `collect2: error: ld returned 1`; the line before it tells.)
   const errors = printed.filter(isErrorLine);
   return (errors.findLast((l) => !WRAPPER_LINE.test(l)) ?? errors.at(-1))?.trim();

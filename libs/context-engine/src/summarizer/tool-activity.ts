@@ -208,7 +208,7 @@ function transferred(
 }
 
 /** A shell line's commands: split at `&&`, `||`, `;` and `|` outside quotes (`awk 'NR>1 && NR<9' a.py` is one). */
-function segmentsOf(line: string): string[] {
+export function segmentsOf(line: string): string[] {
   return line.match(/(?:'[^']*'|"(?:[^"\\]|\\.)*"|[^'"&|;]|(?<!&)&(?!&))+/g) ?? [];
 }
 
@@ -548,17 +548,24 @@ export function looksAround(command: string): boolean {
 const SHOWING =
   /^(?:ls|ll|tree|find|fd|grep|egrep|fgrep|rg|ag|ack|cat|head|tail|less|more|nl|wc|file|stat|echo|printf)$/;
 const GIT_SHOWING = /^git\s+(?:log|show|diff|status|blame|branch|tag|ls-files|grep)\b/;
+/** What shows a service's log (`docker logs web`, `docker compose logs api`, `kubectl logs deploy/api`, `journalctl -u app`). */
+export const LOG_SHOWING =
+  /^(?:docker(?:\s+compose)?|docker-compose|podman|kubectl|heroku|flyctl|fly|pm2)\b[^|;&]*\slogs\b|^journalctl\b/;
 
 /**
- * A command whose every part only shows what is there (`cat app.log`, `grep -rn Error src | head`, `git log`): what
- * it printed is data (a log's traceback, a README's `Command not found:`, a commit's subject), not its failure.
+ * A command whose every part only shows what is there (`cat app.log`, `grep -rn Error src | head`, `git log`,
+ * `docker logs web`): what it printed is data (a log's traceback, a README's `Command not found:`, a commit's
+ * subject), not its failure.
  * (Not SWE-agent's `open` or `goto`: their messages are their own.)
  */
 export function showsOnly(command: string): boolean {
   const line = withoutQuotedText(withoutLeadingCd(commandHead(command)));
   if (CHANGES_SOMETHING.test(line)) return false;
   const parts = segmentsOf(line).map((part) => part.trim());
-  return parts.length > 0 && parts.every((part) => SHOWING.test(tokenize(part)[0] ?? '') || GIT_SHOWING.test(part));
+  return (
+    parts.length > 0 &&
+    parts.every((part) => SHOWING.test(tokenize(part)[0] ?? '') || GIT_SHOWING.test(part) || LOG_SHOWING.test(part))
+  );
 }
 
 /** The programs a shell line runs, one per command (`cat a.log | grep "x|y"` → `cat`, `grep`). */
