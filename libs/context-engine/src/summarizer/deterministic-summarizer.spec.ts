@@ -696,6 +696,21 @@ describe('summarizeDeterministic', () => {
     expect(tight.sections.userRequests.join('\n')).not.toContain('] Result:');
   });
 
+  it("takes Aider's reports of its own lint, test run and commit for the harness's, after what the person wrote", () => {
+    const lint = `Fix any errors below, if possible.\n\n## Running: flake8 --select=E9 app.py\n\n${'app.py:3:1: E999 SyntaxError: invalid syntax\n'.repeat(8)}`;
+    const ran = `I ran this command:\n\npytest tests\n\nAnd got this output:\n\n${'FAILED tests/test_a.py::test_x - assert 1 == 2\n'.repeat(8)}`;
+    const messages = [
+      ask('Make the parser accept trailing commas.'),
+      say('Editing.'),
+      ask(lint),
+      say('Fixed.'),
+      ask(ran),
+    ];
+    const tight = summarizeDeterministic({ messages, maxChars: 150 });
+    expect(tight.sections.userRequests).toContain('Make the parser accept trailing commas.');
+    expect(tight.sections.userRequests.join('\n')).not.toMatch(/Fix any errors below|I ran this command/);
+  });
+
   it("takes Claude Code's interruption, untagged caveat and continuation for the harness's; the continuation may grow", () => {
     const continued = `This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis: ${'The user asked for the parser fix; tests pass. '.repeat(20)}\nPending Tasks: wire the CLI flag.`;
     const messages = [
