@@ -1037,7 +1037,12 @@ describe('callOutcome: how a call ended, read from its result', () => {
         ok: false,
         text: `error: ${message}`,
       });
-    for (const json of ['{"error":null,"data":{"number":9}}', '{"ok":true,"ts":"1.2"}', '[{"title":"error handling"}]'])
+    for (const json of [
+      '{"error":null,"data":{"number":9}}',
+      '{"error":{},"data":[]}',
+      '{"ok":true,"ts":"1.2"}',
+      '[{"title":"error handling"}]',
+    ])
       expect(outcomeOf(call('mcp__app__act', { id: 1 }), result(json)).ok).toBe(true);
     // A JSON file read, or what a command printed, is data.
     expect(

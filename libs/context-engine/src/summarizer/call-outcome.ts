@@ -231,7 +231,7 @@ function jsonFailureOf(text: string): string | undefined {
     o['isError'] === true ||
     (typeof o['status'] === 'string' && /^(?:error|fail(?:ed|ure)?)$/i.test(o['status'])) ||
     (typeof error === 'string' && error.trim() !== '') ||
-    (typeof error === 'object' && error !== null && !Array.isArray(error));
+    (typeof error === 'object' && error !== null && !Array.isArray(error) && Object.keys(error).length > 0);
   if (!failed) return undefined;
   const texts = Array.isArray(o['content'])
     ? (o['content'] as unknown[]).map((c) => (c as Record<string, unknown> | null)?.['text'])
