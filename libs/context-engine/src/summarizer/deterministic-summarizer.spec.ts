@@ -171,6 +171,7 @@ describe('summarizeDeterministic', () => {
       questions: [{ question: 'Which port?', header: 'Port', options: [{ label: '3000' }], multiSelect: false }],
     });
     const done = call('attempt_completion', { result: 'Added Postgres persistence via pg.' });
+    const shown = call('bash', { command: 'cat prompts/review.xml' });
     const { sections } = summarizeDeterministic({
       messages: [
         ask('Add persistence to the todo app.'),
@@ -186,6 +187,9 @@ describe('summarizeDeterministic', () => {
           done,
           'The user has provided feedback on the results.\n<feedback>\nalso add an index on created_at\n</feedback>',
         ),
+        // A file that holds the tags is no reply.
+        say('', shown),
+        answer(shown, '<prompt>\n<answer>\n42\n</answer>\n<feedback>\nbe terse\n</feedback>\n</prompt>'),
       ],
       maxChars: 4000,
     });

@@ -80,7 +80,7 @@ export function personsReply(
   call: { readonly question?: string; readonly label?: string } = {},
 ): string | undefined {
   const asked = call.question === undefined ? '' : ` to "${flat(call.question)}"`;
-  const answer = /<answer>\s*([\s\S]*?)\s*<\/answer>/.exec(content)?.[1];
+  const answer = /^\s*<answer>\s*([\s\S]*?)\s*<\/answer>/.exec(content)?.[1];
   if (answer !== undefined && answer.trim() !== '') return `Answer${asked}: ${flat(answer)}`;
   const answered = ANSWERED.exec(content.trim());
   if (answered) {
@@ -89,7 +89,11 @@ export function personsReply(
   }
   const refused = /^Refused by the user: ([\s\S]+)$/.exec(content);
   if (refused) return `Refusing ${call.label ?? 'the call'}: ${flat(refused[1]!)}`;
-  const feedback = /<feedback>\s*([\s\S]*?)\s*<\/feedback>/.exec(content)?.[1];
+  // (Only under the harness's lead: a file or an output that holds the tag is no reply.)
+  const feedback =
+    /\bThe user (?:has )?(?:provided|approved|denied)\b[^\n]*\b(?:feedback|context)\b[\s\S]*?<feedback>\s*([\s\S]*?)\s*<\/feedback>/.exec(
+      content,
+    )?.[1];
   if (feedback !== undefined && feedback.trim() !== '') return `Feedback: ${flat(feedback)}`;
   return undefined;
 }
