@@ -845,18 +845,19 @@ const TRANSFER_KEYS = [
   ['src', 'dst'],
 ] as const;
 
-/** A move or rename deletes its source and writes its destination; a copy reads the one and writes the other. */
+/**
+ * A move or rename deletes its source and writes its destination (into a directory: its name there), as `mv` is read
+ * (`transferred`); a copy reads the one and writes the other.
+ */
 function filesOfTransfer(name: string, args: Record<string, unknown>): { path: string; action: FileAction }[] {
-  const moves = /move|rename|(?:^|_)mv$/i.test(name);
-  if (!moves && !/copy|(?:^|_)cp$/i.test(name)) return [];
+  const kind = /move|rename|(?:^|_)mv$/i.test(name) ? 'move' : /copy|(?:^|_)cp$/i.test(name) ? 'copy' : undefined;
+  if (kind === undefined) return [];
   for (const [from, to] of TRANSFER_KEYS) {
     const [source, destination] = [args[from], args[to]];
     if (typeof source !== 'string' || typeof destination !== 'string') continue;
-    if (!looksLikePath(source.trim()) || !looksLikePath(destination.trim())) continue;
-    return [
-      { path: source.trim(), action: moves ? 'delete' : 'read' },
-      { path: destination.trim(), action: 'write' },
-    ];
+    const moved = transferred(kind, [source.trim()], destination.trim());
+    if (moved.length === 0) continue;
+    return kind === 'copy' ? [{ path: source.trim(), action: 'read' }, ...moved] : moved;
   }
   return [];
 }
