@@ -22,13 +22,13 @@ import {
   tellingErrorLine,
   withoutSite,
 } from './call-outcome';
-import { personsReply, unwrappedResult } from './harness-frame';
+import { personsReply, type PersonsReply, unwrappedResult } from './harness-frame';
 import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
 import { isPlanLine, latestPlanOf, planLines, planOfCall, type PlanItem } from './plan';
 import { ErrorsSeen, formatError } from './errors-seen';
 import { isPartialResult } from './pruned-result';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
-import { oneLine } from './text';
+import { flat, oneLine } from './text';
 import { webLookupLabel } from './web-lookup';
 import {
   activitiesOf,
@@ -488,8 +488,8 @@ function absorbMessages(
       }
       if (call) recordAbsolutePaths(model, call.activity, content);
       // What the person said in it (an answer to the agent's question, feedback, why they refused the call).
-      const said = personsReply(content, { question: questionOf(call?.call), label: call?.activity.label });
-      if (said !== undefined) model.requests.push({ text: oneLine(said, LIMITS.request), rank });
+      const said = personsReply(content);
+      if (said !== undefined) model.requests.push({ text: oneLine(replyLine(said, call), LIMITS.request), rank });
       // A sub-agent's report is the agent's own findings, delegated: read as its text is (and the files it names).
       if (call && line === undefined && isSubAgentReport(call.call.name, call.activity))
         absorbReport(model, launchLabel(call.call, call.activity), content, rank);
@@ -580,6 +580,25 @@ const NO_ACTION =
   /^(?:BashOutput|TaskOutput|KillShell|KillBash|ExitPlanMode|EnterPlanMode|Skill|SlashCommand|think|LS|Glob|Grep|list_directory|glob|grep|search_file_content|find_file|search_dir|search_file|ListMcpResourcesTool|ReadMcpResourceTool|TodoRead|todoread)$/i;
 /** Arguments of a search: a call that has one looks around. */
 const SEARCH_ARGS = /^(?:pattern|query|q|regex|glob|search_term|search|file_name)$/;
+
+/** A person's reply as a line of their requests: `Answer to "Which port?": 8080`, `Refusing Edit a.ts: keep it`. */
+function replyLine(said: PersonsReply, call: { call: ToolCall; activity: ToolActivity } | undefined): string {
+  switch (said.kind) {
+    case 'answer': {
+      // (The call's arguments are read for its question only here: a reply is rare, a result is not.)
+      const question = questionOf(call?.call);
+      return `Answer${question === undefined ? '' : ` to "${flat(question)}"`}: ${said.text}`;
+    }
+    case 'answers':
+      return `Answer to ${said.text}`;
+    case 'refusal':
+      return `Refusing ${call?.activity.label ?? 'the call'}: ${said.text}`;
+    case 'feedback':
+      return `Feedback: ${said.text}`;
+    default:
+      return assertNever(said);
+  }
+}
 
 /**
  * What a call asks the person, when its arguments say: `ask_followup_question`'s `question`, AskUserQuestion's

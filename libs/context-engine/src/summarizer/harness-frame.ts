@@ -65,36 +65,39 @@ const REFUSAL_FEEDBACK =
   /<feedback>\s*([\s\S]*?)\s*<\/feedback>|\bthe user said:\s*([\s\S]+)$|^Refused by the user: (.+)$/i;
 
 /** Claude Code's AskUserQuestion result: `User has answered your questions: "Which DB?"="Postgres", "…"="…".` */
-const ANSWERED = /^User has answered your questions?:\s*([\s\S]*?)(?:\.?\s*You can now continue\b[\s\S]*)?$/;
+const ANSWERED = /^\s*User has answered your questions?:\s*([\s\S]*?)(?:\.?\s*You can now continue\b[\s\S]*)?$/;
 const ANSWER_PAIR = /"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"/g;
+/** Cline's lead before the person's `<feedback>` (on a result it presented, or with a call they approved or denied). */
+const FEEDBACK =
+  /\bThe user (?:has )?(?:provided|approved|denied)\b[^\n]*\b(?:feedback|context)\b[\s\S]*?<feedback>\s*([\s\S]*?)\s*<\/feedback>/;
+
+/** What the person said in a tool's result, and as what. */
+export type PersonsReply =
+  /** Their answer to the call's question (Cline's and Roo Code's `<answer>…</answer>` to `ask_followup_question`). */
+  | { readonly kind: 'answer'; readonly text: string }
+  /** Their answers with the questions (Claude Code's AskUserQuestion): `"Which port?": 8080; …`. */
+  | { readonly kind: 'answers'; readonly text: string }
+  /** What they said refusing the call (`Refused by the user: …`, from the unwrapped result). */
+  | { readonly kind: 'refusal'; readonly text: string }
+  /** Their feedback on a result the agent presented, or with a call they approved (Cline's `<feedback>`). */
+  | { readonly kind: 'feedback'; readonly text: string };
 
 /**
- * What the person said in a tool's result, in the harness's words, as a line of their requests: an answer to the
- * agent's question (Cline's and Roo Code's `<answer>…</answer>` to `ask_followup_question`, Claude Code's
- * AskUserQuestion), feedback on a result or an approved call (Cline's `<feedback>…</feedback>`), what they said
- * refusing a call (`Refused by the user: …`, from the unwrapped result). `call`: what the call asked, when its
- * arguments say, and how it is labelled.
+ * What the person said in a tool's result, in the harness's words — read only as the harness gives it (a result that
+ * opens with `<answer>`, Cline's lead before `<feedback>`): a file or an output that holds the tags is no reply.
  */
-export function personsReply(
-  content: string,
-  call: { readonly question?: string; readonly label?: string } = {},
-): string | undefined {
-  const asked = call.question === undefined ? '' : ` to "${flat(call.question)}"`;
+export function personsReply(content: string): PersonsReply | undefined {
   const answer = /^\s*<answer>\s*([\s\S]*?)\s*<\/answer>/.exec(content)?.[1];
-  if (answer !== undefined && answer.trim() !== '') return `Answer${asked}: ${flat(answer)}`;
-  const answered = ANSWERED.exec(content.trim());
+  if (answer !== undefined && answer.trim() !== '') return { kind: 'answer', text: flat(answer) };
+  const answered = ANSWERED.exec(content);
   if (answered) {
     const pairs = [...answered[1]!.matchAll(ANSWER_PAIR)].map(([, q, a]) => `"${flat(q!)}": ${flat(a!)}`);
-    if (pairs.length > 0) return `Answer to ${pairs.join('; ')}`;
+    if (pairs.length > 0) return { kind: 'answers', text: pairs.join('; ') };
   }
   const refused = /^Refused by the user: ([\s\S]+)$/.exec(content);
-  if (refused) return `Refusing ${call.label ?? 'the call'}: ${flat(refused[1]!)}`;
-  // (Only under the harness's lead: a file or an output that holds the tag is no reply.)
-  const feedback =
-    /\bThe user (?:has )?(?:provided|approved|denied)\b[^\n]*\b(?:feedback|context)\b[\s\S]*?<feedback>\s*([\s\S]*?)\s*<\/feedback>/.exec(
-      content,
-    )?.[1];
-  if (feedback !== undefined && feedback.trim() !== '') return `Feedback: ${flat(feedback)}`;
+  if (refused) return { kind: 'refusal', text: flat(refused[1]!) };
+  const feedback = content.includes('<feedback>') ? FEEDBACK.exec(content)?.[1] : undefined;
+  if (feedback !== undefined && feedback.trim() !== '') return { kind: 'feedback', text: flat(feedback) };
   return undefined;
 }
 
