@@ -213,9 +213,12 @@ const readRefused = (lines: readonly string[]): string | undefined =>
  * false, "error": "channel_not_found"}`, an MCP result's `{"isError": true, "content": [{"text": "…"}]}`, JSON-RPC's
  * `{"error": {"code": -32602, "message": "…"}}`, `{"status": "error", "message": "…"}`. Undefined for any other text.
  */
+const SAYS_FAILED_JSON =
+  /"(?:success|ok)"\s*:\s*false|"isError"\s*:\s*true|"status"\s*:\s*"(?:error|fail)|"error"\s*:\s*[{"]/i;
 function jsonFailureOf(text: string): string | undefined {
+  // (Parsed only when it may say so: most JSON answers are successes, and this runs for every tool's result.)
+  if (!/^\s*\{/.test(text) || text.length > 100_000 || !SAYS_FAILED_JSON.test(text)) return undefined;
   const trimmed = text.trim();
-  if (!trimmed.startsWith('{') || trimmed.length > 100_000) return undefined;
   let v: unknown;
   try {
     v = JSON.parse(trimmed);
@@ -544,9 +547,16 @@ function shownError(activity: ToolActivity | undefined, printed: readonly string
   if (!log && !programs.some((p) => SHOWS_CONTENTS.test(p))) return undefined;
   if (!log && !programs.includes('tail') && !(activity?.files ?? []).some((f) => RUN_OUTPUT.test(f.path)))
     return undefined;
-  // (Not a closing line that only says something failed: `collect2: error: ld returned 1`; the line before it tells.)
-  const errors = printed.filter(isErrorLine);
-  return (errors.findLast((l) => !WRAPPER_LINE.test(l)) ?? errors.at(-1))?.trim();
+  // The latest, read from the end; not a closing line that only says something failed (`collect2: error: ld
+  // returned 1`: the line before it tells).
+  let wrapper: string | undefined;
+  for (let i = printed.length - 1; i >= 0; i--) {
+    const line = printed[i]!;
+    if (!isErrorLine(line)) continue;
+    if (!WRAPPER_LINE.test(line)) return line.trim();
+    wrapper ??= line.trim();
+  }
+  return wrapper;
 }
 
 /** The outcome of one call from its result (undefined: not answered); `errorLine` when the caller has it already. */
