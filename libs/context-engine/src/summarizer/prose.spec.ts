@@ -94,6 +94,24 @@ describe('what an assistant says in prose', () => {
     ]);
   });
 
+  it('todoLinesOf takes a bare "next" that leaves work, not one that orders what the code does', () => {
+    const text = [
+      'It returns a static page.Next, I will check the forms script.',
+      'The next big task is WP15.',
+      'Let me disassemble `FUN_0040060d` next.',
+      'When `render()` is called next, the components rebuild with the new theme.',
+      'Cycle to next model (uses scoped models if available).',
+      'So `queueMessage()` injects them at the next turn.',
+      'This ensures that on the next tick:',
+      '- the selector is hidden before the theme changes',
+    ].join('\n');
+    expect(todoLinesOf(text)).toEqual([
+      'It returns a static page.Next, I will check the forms script.',
+      'The next big task is WP15.',
+      'Let me disassemble `FUN_0040060d` next.',
+    ]);
+  });
+
   it('todoLinesOf reads a bold line as a heading, with or without its colon inside the bold', () => {
     const text = ['**Next steps (WP17-WP20):**', '- WP17: move the components', '- WP20: final cleanup', 'Done.'];
     expect(todoLinesOf(text.join('\n'))).toEqual(['WP17: move the components', 'WP20: final cleanup']);

@@ -85,8 +85,14 @@ export function closingQuestionsOf(text: string): string[] {
   return tail.filter((s) => s.endsWith('?') && isProse(s));
 }
 
+/**
+ * Words that leave work to do. A bare `next` does when it opens the sentence (`Next, update the changelog.`), names
+ * a piece of the work (`The next big task is WP15`) or the agent's own plan (`Let me disassemble it next.`); not as
+ * the order of things the code does (`Cycle to next model`, `queued for the next turn`, `when render() is called
+ * next`).
+ */
 const TODO_WORDS =
-  /\b(?:next(?: steps?| is| up)?|todo|to-do|remaining|still (?:need|to)|pending|follow[- ]ups?|not yet)\b/i;
+  /\b(?:next (?:steps?|is|up)|todo|to-do|remaining|still (?:need|to)|pending|follow[- ]ups?|not yet)\b|(?:^|[.!?:])\W*next\b|\bnext (?:\w+ )?(?:tasks?|steps?|things?|items?|phases?|parts?|milestones?|priorit(?:y|ies)|actions?|work)\b|\b(?:let me|let's|I'll|I will|we'll|we will|I'm going to|we're going to)\b.*\bnext\b/i;
 const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)])\s+/;
 /** A heading: Markdown's `#`, a line ending in a colon, or a line all bold (`**Next steps (WP17-WP20):**`). */
 const HEADERISH = /^\s*#+\s|:\s*(?:\*\*|__)?\s*$|^\s*(?:\*\*|__)[^*_]+(?:\*\*|__)\s*$/;
@@ -101,9 +107,10 @@ export function todoLinesOf(text: string): string[] {
       out.push(line.replace(/^[-*]\s*\[ \]\s*/, ''));
       continue;
     }
-    if (TODO_WORDS.test(line)) {
+    const sentences = line.split(/(?<=[.!?])\s+/);
+    if (sentences.some((sentence) => TODO_WORDS.test(sentence))) {
       if (HEADERISH.test(line)) inList = true;
-      else out.push(...line.split(/(?<=[.!?])\s+/).filter((sentence) => TODO_WORDS.test(sentence)));
+      else out.push(...sentences.filter((sentence) => TODO_WORDS.test(sentence)));
       continue;
     }
     if (inList && LIST_ITEM.test(line)) out.push(line);
