@@ -739,6 +739,49 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(shown('python check.py', ['checked 10 files', 'errors: 0', 'FAILED: 0']).ok).toBe(true);
   });
 
+  it("a CI run's report or log is data: it shows the failed step; a log's exit line is no status of the viewer", () => {
+    const shown = (command: string, output: string[]) =>
+      outcomeOf(call('bash', { command }), result(output.join('\n')));
+    const run = [
+      'X main CI · 123',
+      'Triggered via push about 2 minutes ago',
+      'JOBS',
+      'X test in 1m2s (ID 456)',
+      '  ✓ Set up job',
+      '  X Run npm test',
+      'ANNOTATIONS',
+      'X Process completed with exit code 1.',
+      'test: .github#12',
+    ];
+    // (Was `exit 1: test: .github#12`: the annotation read as the command's own status.)
+    expect(shown('gh run view 123', run)).toEqual({ ok: true, text: 'ok: shows failed: Run npm test' });
+    expect(
+      shown('gh run view 123 --log-failed', [
+        'test\tRun npm test\t2024-01-01T10:00:00.10Z FAIL src/a.test.ts',
+        'test\tRun npm test\t2024-01-01T10:00:01.20Z ##[error]Process completed with exit code 1.',
+      ]),
+    ).toEqual({ ok: true, text: 'ok: shows FAIL src/a.test.ts' });
+    expect(
+      shown('gh pr checks 42', [
+        'Some checks were not successful',
+        'X  test  1m2s  https://github.com/o/r/actions/runs/1/job/2',
+        '✓  lint  20s   https://github.com/o/r/actions/runs/1/job/3',
+      ]).text,
+    ).toBe('ok: shows failed: test 1m2s https://github.com/o/r/actions/runs/1/job/2');
+    expect(shown('gh run view 124', ['✓ main CI · 124', 'JOBS', '✓ test in 1m2s (ID 457)']).ok).toBe(true);
+    // The harness's status line: the viewer failed (`--exit-status`), and the failed step says why.
+    expect(shown('gh run view 123 --exit-status', [...run, 'Command exited with code 1'])).toEqual({
+      ok: false,
+      text: 'exit 1: failed: Run npm test',
+    });
+    // A service's exit in a log is what the log shows.
+    expect(shown('docker logs web', ['started', 'worker exited with code 1'])).toEqual({
+      ok: true,
+      text: 'ok: shows worker exited with code 1',
+    });
+    expect(shown('docker logs web', ['Error: boom', 'worker exited with code 1']).text).toBe('ok: shows Error: boom');
+  });
+
   it("more tools' failures, shown with no exit status, are failures in their own words", () => {
     const ran = (command: string, output: string[]) => outcomeOf(call('bash', { command }), result(output.join('\n')));
     expect(

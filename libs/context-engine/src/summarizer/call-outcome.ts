@@ -14,7 +14,15 @@ import {
   withLineUnder,
 } from './test-report';
 import { FRAME_LINE, nonEmptyLines, OUTPUT_LEAD, outputLines, unwrappedResult } from './harness-frame';
-import { LOG_SHOWING, parseArguments, programsOf, segmentsOf, showsOnly, type ToolActivity } from './tool-activity';
+import {
+  CI_VIEWING,
+  LOG_SHOWING,
+  parseArguments,
+  programsOf,
+  segmentsOf,
+  showsOnly,
+  type ToolActivity,
+} from './tool-activity';
 import { webLookupGist } from './web-lookup';
 
 /**
@@ -151,6 +159,13 @@ const WRAPPER_LINE =
 /** npm's lines that give a field of its error, not the error (`npm ERR! code ERESOLVE`, `npm error errno 1`). */
 const NPM_FIELD = /^\s*npm (?:ERR!|error)(?:\s*$|\s+(?:code|errno|syscall|path|cwd|signal)\s)/i;
 const EXIT_LINE = /(?:exited with|exit) (?:code|status)[:\s]+([1-9]\d*)/i;
+/**
+ * A harness's line of a command's exit status, the whole line (`Command exited with code 2`, `[Command finished with
+ * exit code 1]`, `Exit code: 137 (killed)`); not one a log or a CI run shows (`worker exited with code 1`, `X Process
+ * completed with exit code 1.`).
+ */
+const HARNESS_EXIT_LINE =
+  /^\s*(?:\[|Error: )?(?:(?:The )?(?:Command|Process) (?:exited|finished|completed|failed) with (?:exit )?code|Exit (?:code|status)):?\s*([1-9]\d*)\b.{0,40}$/i;
 /** A result that only says a call went well. */
 const SAYS_OK = /^(?:ok|okay|done|success(?:ful(?:ly)?)?|true|completed?)[.!]?$/i;
 /**
@@ -292,17 +307,23 @@ export function errorLineOf(wrapped: ChatMessage, activity: ToolActivity | undef
   const stopped = readsOnly ? undefined : [own().at(-1), own()[0]].find((l) => l !== undefined && STOPPED_LINE.test(l));
   if (stopped !== undefined) return stopped.trim();
   if (readsOnly && !result.isError) return readRefused(lines);
-  const exit = exitCodeOf(lines);
+  const shows = onlyShows(activity);
+  const exit = exitCodeOf(lines, shows);
   // A search that found nothing exits 1, which a harness may flag as an error (pi, Claude Code): no failure unless
   // it printed one.
   const none = exit !== undefined && activity?.command !== undefined && answersNone(activity.command, exit.code);
   // What a command that only shows things printed is data: it failed when the harness or its status says so, or when
   // it complains in its own name.
-  if (!result.isError && exit === undefined && activity?.command !== undefined && showsOnly(activity.script ?? '')) {
-    const programs = programsOf(activity.command);
+  if (!result.isError && exit === undefined && shows) {
+    const programs = programsOf(activity!.command!);
     return own()
       .find((l) => complaintOf(l.trim(), programs))
       ?.trim();
+  }
+  // A CI run's report that exits with the run's status (`gh run view --exit-status`): its failed step says what failed.
+  if ((result.isError || (exit !== undefined && !none)) && viewsCi(activity)) {
+    const shown = shownError(activity, own());
+    if (shown !== undefined) return shown;
   }
   // Flagged with no line of error shape: its status (the line printed last then tells), else a command's last line
   // (an npm script's first is its banner), else a tool's first (its message).
@@ -342,12 +363,24 @@ const exitWords = (code: number): string => `exit ${code}${EXIT_MEANING[code] ? 
  * `[Command finished with exit code 1]`, Gemini CLI's `Exit Code: 1` before its signal and process lines) or in the
  * first (Codex's `Exit code: 1` above the output).
  */
-function exitCodeOf(lines: readonly string[]): { code: number; line: string } | undefined {
+function exitCodeOf(lines: readonly string[], shows = false): { code: number; line: string } | undefined {
   for (const l of [...lines.slice(-5), ...lines.slice(0, 3)]) {
-    const m = EXIT_LINE.exec(l);
+    const m = shows ? HARNESS_EXIT_LINE.exec(l) && EXIT_LINE.exec(l) : EXIT_LINE.exec(l);
     if (m) return { code: Number(m[1]), line: m[0] };
   }
   return undefined;
+}
+
+const showing = new WeakMap<ToolActivity, boolean>();
+/**
+ * A shell command that only shows what is there (`showsOnly`), computed once per call: what it printed is data, its
+ * exit status only the harness's line of it.
+ */
+function onlyShows(activity: ToolActivity | undefined): boolean {
+  if (activity?.command === undefined) return false;
+  let shows = showing.get(activity);
+  if (shows === undefined) showing.set(activity, (shows = showsOnly(activity.script ?? '')));
+  return shows;
 }
 
 /**
@@ -539,7 +572,7 @@ const RUN_OUTPUT = /(?:^|[/._-])(?:logs?|out|err|output|stdout|stderr|nohup)(?:[
  */
 function shownError(activity: ToolActivity | undefined, printed: readonly string[]): string | undefined {
   const command = activity?.command;
-  if (command === undefined || !showsOnly(activity?.script ?? '') || FILE_SEARCH.test(command)) return undefined;
+  if (command === undefined || !onlyShows(activity) || FILE_SEARCH.test(command)) return undefined;
   // A service's log (`docker logs web`), or a file's contents: a log or a run's output, or the end of a file (`tail`);
   // not a source file or a document an error is quoted in.
   const programs = programsOf(command);
@@ -547,17 +580,33 @@ function shownError(activity: ToolActivity | undefined, printed: readonly string
   if (!log && !programs.some((p) => SHOWS_CONTENTS.test(p))) return undefined;
   if (!log && !programs.includes('tail') && !(activity?.files ?? []).some((f) => RUN_OUTPUT.test(f.path)))
     return undefined;
+  // A CI run's report or log: gh's mark of a failed job, step or check, its log lines without their lead.
+  const ci = log && viewsCi(activity);
   // The latest, read from the end; not a closing line that only says something failed (`collect2: error: ld
-  // returned 1`: the line before it tells).
+  // returned 1`, `worker exited with code 1`: the line before it tells).
   let wrapper: string | undefined;
   for (let i = printed.length - 1; i >= 0; i--) {
-    const line = printed[i]!;
-    if (!isErrorLine(line)) continue;
-    if (!WRAPPER_LINE.test(line)) return line.trim();
+    let line = printed[i]!;
+    let marked = false;
+    if (ci) {
+      line = line.replace(CI_LOG_LEAD, '');
+      const failed = CI_FAILED_MARK.exec(line);
+      if (failed) [line, marked] = [`failed: ${failed[1]}`, true];
+    }
+    const exited = log && EXIT_LINE.test(line);
+    if (!marked && !exited && !isErrorLine(line)) continue;
+    if (!exited && !WRAPPER_LINE.test(line)) return line.trim();
     wrapper ??= line.trim();
   }
   return wrapper;
 }
+/** A command that shows a CI run (`gh run view 123`, `gh pr checks`, `glab ci view`). */
+const viewsCi = (activity: ToolActivity | undefined): boolean =>
+  onlyShows(activity) && segmentsOf(activity!.command!).some((part) => CI_VIEWING.test(part.trim()));
+/** gh's mark of a failed job, step or check (`X Run npm test`, `X  test  1m2s  https://…`). */
+const CI_FAILED_MARK = /^\s*X\s+(\S.*)$/;
+/** A CI log line's lead: gh's job, step and time (`test⇥Run npm test⇥2024-01-01T10:00:00.12Z `), Actions' `##[error]`. */
+const CI_LOG_LEAD = /^[^\t]*\t[^\t]*\t\d{4}-\d\d-\d\dT[\d:.]+Z\s*|^\s*##\[error\]/;
 
 /** The outcome of one call from its result (undefined: not answered); `errorLine` when the caller has it already. */
 export function callOutcome(
@@ -576,7 +625,7 @@ export function callOutcome(
   const tests = activity?.command !== undefined ? testCountsOf(result.content) : undefined;
   const error = errorLine === undefined ? undefined : tellingErrorLine(result, errorLine);
   if (error !== undefined) {
-    const exit = exitCodeOf(lines);
+    const exit = exitCodeOf(lines, onlyShows(activity));
     // Nothing but the exit status (tellingErrorLine gives the line the command printed last when there is one).
     // (Or the status with what it means: `Exit code: 143 (terminated: SIGTERM)`.)
     if (exit && (error === exit.line || error.startsWith(`${exit.line} (`)))
@@ -606,7 +655,7 @@ export function callOutcome(
     activity.files.every((f) => f.action === 'read');
   if (readsOnly) return { ok: true, text: `${result.content.split('\n').length} lines` };
   // Only a search's "nothing found" reaches here with an exit status (errorLineOf lets its exit 1 through).
-  const exit = activity?.command !== undefined ? exitCodeOf(lines) : undefined;
+  const exit = activity?.command !== undefined ? exitCodeOf(lines, onlyShows(activity)) : undefined;
   if (exit) return { ok: true, text: `no match (exit ${exit.code})` };
   const commit = commitLineOf(activity, result);
   if (commit) return { ok: true, text: `ok: ${oneLine(commit, 60)}` };

@@ -548,9 +548,15 @@ export function looksAround(command: string): boolean {
 const SHOWING =
   /^(?:ls|ll|tree|find|fd|grep|egrep|fgrep|rg|ag|ack|cat|head|tail|less|more|nl|wc|file|stat|echo|printf)$/;
 const GIT_SHOWING = /^git\s+(?:log|show|diff|status|blame|branch|tag|ls-files|grep)\b/;
-/** What shows a service's log (`docker logs web`, `docker compose logs api`, `kubectl logs deploy/api`, `journalctl -u app`). */
-export const LOG_SHOWING =
-  /^(?:docker(?:\s+compose)?|docker-compose|podman|kubectl|heroku|flyctl|fly|pm2)\b[^|;&]*\slogs\b|^journalctl\b/;
+/** What shows a CI run, its report or its log (`gh run view 123 --log-failed`, `gh pr checks`, `glab ci view`). */
+export const CI_VIEWING = /^(?:gh\s+(?:run\s+(?:view|watch)|pr\s+checks)|glab\s+ci\s+(?:view|status|trace))\b/;
+/**
+ * What shows a service's log (`docker logs web`, `docker compose logs api`, `kubectl logs deploy/api`, `journalctl -u
+ * app`) or a CI run's.
+ */
+export const LOG_SHOWING = new RegExp(
+  String.raw`^(?:docker(?:\s+compose)?|docker-compose|podman|kubectl|heroku|flyctl|fly|pm2)\b[^|;&]*\slogs\b|^journalctl\b|${CI_VIEWING.source}`,
+);
 
 /**
  * A command whose every part only shows what is there (`cat app.log`, `grep -rn Error src | head`, `git log`,
