@@ -199,6 +199,11 @@ describe('summarizeDeterministic', () => {
       'Answer to "Which port?": 8080',
       'Feedback: also add an index on created_at',
     ]);
+    // A question answered is not a command run besides (it said the question again); the completion is.
+    expect(sections.commandsRun).toEqual([
+      '`attempt_completion(result=Added Postgres persistence via pg.)` → ok',
+      '`cat prompts/review.xml` → ok',
+    ]);
   });
 
   it('a question put to the person and not answered yet is what the conversation waits on', () => {
@@ -990,6 +995,34 @@ describe('summarizeDeterministic: a change refused as a whole did not happen', (
     const sed = call('bash', { command: "sed -i 's/a/b/' src/app.ts && npm test" });
     const messages: ChatMessage[] = [ask('Go.'), say('', sed), answer(sed, 'FAIL src/app.test.ts\nexit code: 1')];
     expect(files(messages)).toContain('- src/app.ts (edit)');
+  });
+
+  it('one shell command that changes one file and fails changed nothing: a failed change, a failed restore', () => {
+    const failing = [
+      ['git restore src/parse.ts', "error: pathspec 'src/parse.ts' did not match any file(s) known to git"],
+      ['cd /repo && git checkout -- src/lex.ts', "error: pathspec 'src/lex.ts' did not match any file(s) known to git"],
+      ['rm src/gone.ts', "rm: cannot remove 'src/gone.ts': No such file or directory\nexit code: 1"],
+      ['mv src/a.ts src/b.ts', "mv: cannot stat 'src/a.ts': No such file or directory\nexit code: 1"],
+      ['sed -i s/a/b/ src/e.ts', "sed: can't read src/e.ts: No such file or directory\nexit code: 1"],
+    ] as const;
+    const restored = call('bash', { command: 'git restore src/ok.ts' });
+    const messages: ChatMessage[] = [ask('Undo the change to the parser.')];
+    for (const [command, output] of failing) {
+      const c = call('bash', { command });
+      messages.push(say('', c), answer(c, output));
+    }
+    messages.push(say('', restored), answer(restored, ''));
+    const listed = files(messages);
+    for (const line of [
+      '- src/ok.ts (restore)',
+      '- src/parse.ts (failed restore)',
+      '- /repo/src/lex.ts (failed restore, seen)',
+      '- src/gone.ts (failed delete)',
+      '- src/a.ts (failed delete)',
+      '- src/b.ts (failed write)',
+      '- src/e.ts (failed edit)',
+    ])
+      expect(listed).toContain(line);
   });
 });
 

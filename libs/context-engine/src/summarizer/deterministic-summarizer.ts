@@ -33,6 +33,7 @@ import { webLookupLabel } from './web-lookup';
 import {
   activitiesOf,
   changesAllOrNothing,
+  changesFile,
   filesOfEditBlocks,
   isChange,
   looksAround,
@@ -458,7 +459,7 @@ function absorbMessages(
         const listed = activity.command !== undefined ? commandOf(activity) : otherActionOf(call, activity);
         calls.set(call.id, { call, activity, index: i, rank, ...(listed !== undefined && { listed }) });
         // A change is recorded with its result (a failed one did not happen); a read at once.
-        for (const f of activity.files) if (!isChange(f.action)) touchFile(model, f.path, f.action, rank);
+        for (const f of activity.files) if (!changesFile(f.action)) touchFile(model, f.path, f.action, rank);
         if (listed !== undefined) addCommand(model, listed, rank);
       }
     } else if (m.role === 'tool') {
@@ -490,6 +491,9 @@ function absorbMessages(
       // What the person said in it (an answer to the agent's question, feedback, why they refused the call).
       const said = personsReply(content);
       if (said !== undefined) model.requests.push({ text: oneLine(replyLine(said, call), LIMITS.request), rank });
+      // A question answered is that request line, question and answer: not a command run besides.
+      if ((said?.kind === 'answer' || said?.kind === 'answers') && call?.listed !== undefined)
+        model.commands.delete(call.listed);
       // A sub-agent's report is the agent's own findings, delegated: read as its text is (and the files it names).
       if (call && line === undefined && isSubAgentReport(call.call.name, call.activity))
         absorbReport(model, launchLabel(call.call, call.activity), content, rank);
@@ -682,7 +686,7 @@ function failReads(model: Model, activity: ToolActivity, output: string): void {
 /** The changes a call made, at its rank; `failed`: refused as a whole (`failed edit`: the file is as it was). */
 function touchChanges(model: Model, call: { activity: ToolActivity; rank: number }, failed: boolean): void {
   for (const f of call.activity.files)
-    if (isChange(f.action)) touchFile(model, f.path, failed ? `failed ${f.action}` : f.action, call.rank);
+    if (changesFile(f.action)) touchFile(model, f.path, failed ? `failed ${f.action}` : f.action, call.rank);
 }
 
 /** Pending lines of work left running rank above all others: a lost id cannot be found again. */

@@ -751,11 +751,32 @@ const RANGE_EDIT = /^edit(?: \d+:\d+)?[ \t]*(?:\n|$)/;
 
 /**
  * Whether a failed result means the call's changes were not made: a file tool's (an edit whose old text was not
- * found) or SWE-agent's range edit (refused for a syntax error); a shell command may have changed files before it
- * failed.
+ * found), SWE-agent's range edit (refused for a syntax error), one shell command that changes one file; a shell line
+ * of several commands may have changed files before it failed.
  */
 export const changesAllOrNothing = (activity: ToolActivity): boolean =>
-  activity.command === undefined || RANGE_EDIT.test(activity.command);
+  activity.command === undefined || RANGE_EDIT.test(activity.command) || changesOneFile(activity);
+
+/** An action that changes its file, a restore included (`git restore a.py`): recorded with the call's result. */
+export const changesFile = (action: FileAction): boolean => isChange(action) || action === 'restore';
+
+/**
+ * One shell command, a `cd` before it at most, that changes one file (`rm a.ts`, `sed -i … a.ts`, `git restore a.ts`)
+ * or moves one (`mv a.ts b.ts`): when it fails (`rm: cannot remove`, `sed: can't read`, `pathspec … did not match`),
+ * nothing changed.
+ */
+function changesOneFile(activity: ToolActivity): boolean {
+  const script = (activity.script ?? activity.command ?? '').trim();
+  if (script.includes('\n')) return false;
+  const commands = segmentsOf(script)
+    .map((part) => part.trim())
+    .filter((part) => !/^cd\b/.test(part));
+  if (commands.length !== 1) return false;
+  const changed = activity.files.filter((f) => changesFile(f.action));
+  return (
+    changed.length === 1 || (changed.length === 2 && changed[0]!.action === 'delete' && changed[1]!.action === 'write')
+  );
+}
 const RANGE_EDIT_UNKNOWN_FILE = 'change:(range edit of an unknown file)';
 
 /**
