@@ -467,6 +467,13 @@ describe('classifyProviderError properties', () => {
     );
   });
 
+  it('a number of 0 around the message is not its count (found by the property below, seed 1354030526)', () => {
+    const text =
+      'Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length is 0';
+    const c = classifyProviderError(new Error(text));
+    expect([c.kind, c.actualTokens, c.limitTokens]).toEqual(['overflow', 40000, 32768]);
+  });
+
   it('an overflow text stays an overflow with the same numbers inside any wrapper and filler', () => {
     const overflowTexts = [
       "This model's maximum context length is 128000 tokens. However, your messages resulted in 150000 tokens.",

@@ -269,8 +269,10 @@ function extractNumbers(text: string, ev: Evidence): Numbers {
     const m = re.exec(text);
     if (!m) continue;
     const found = pick(m);
+    // (No count of tokens is 0: a phrase that reads as one around the message, `… maximum context length is 0`, is
+    // not the provider's.)
     for (const key of ['actualTokens', 'limitTokens', 'outputTokens'] as const) {
-      if (out[key] === undefined && found[key] !== undefined) out[key] = found[key];
+      if (out[key] === undefined && found[key] !== undefined && found[key] > 0) out[key] = found[key];
     }
   }
   return out;
