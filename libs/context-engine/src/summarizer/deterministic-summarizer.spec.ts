@@ -206,6 +206,35 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it('a plan the person approved is one of their requests, with its steps; one they refused says what they said', () => {
+    const plan = [
+      '## Plan',
+      '1. Add a `users` table migration in db/migrations/002_users.sql',
+      '2. **Wire** POST /users in src/routes/users.ts',
+    ].join('\n');
+    const first = call('ExitPlanMode', { plan });
+    const second = call('ExitPlanMode', { plan: `${plan}\n3. Use knex` });
+    const { sections } = summarizeDeterministic({
+      messages: [
+        ask('Add user signup to the API.'),
+        say('', first),
+        answer(
+          first,
+          "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, " +
+            'the new_string was NOT written to the file). To tell you how to proceed, the user said:\nuse knex',
+        ),
+        say('', second),
+        answer(second, 'User has approved your plan. You can now start coding. Start with updating your todo list'),
+      ],
+      maxChars: 4000,
+    });
+    expect(sections.userRequests).toEqual([
+      'Add user signup to the API.',
+      'Refusing the plan "Add a `users` table migration in db/migrations/002_users.sql; Wire POST /users…": use knex',
+      'Approved the plan: Add a `users` table migration in db/migrations/002_users.sql; Wire POST /users in src/routes/users.ts; Use knex',
+    ]);
+  });
+
   it('a question put to the person and not answered yet is what the conversation waits on', () => {
     const cline = call('ask_followup_question', { question: 'Which database should I use?' });
     const claude = call('AskUserQuestion', { questions: [{ question: 'Which port?', header: 'Port', options: [] }] });

@@ -490,7 +490,14 @@ function absorbMessages(
       if (call) recordAbsolutePaths(model, call.activity, content);
       // What the person said in it (an answer to the agent's question, feedback, why they refused the call).
       const said = personsReply(content);
-      if (said !== undefined) model.requests.push({ text: oneLine(replyLine(said, call), LIMITS.request), rank });
+      if (said !== undefined) {
+        const line = replyLine(said, call);
+        model.requests.push({
+          text: oneLine(line, LIMITS.request),
+          rank,
+          longer: (max: number) => oneLine(line, Math.min(max, LIMITS.requestWhole)),
+        });
+      }
       // A question answered is that request line, question and answer: not a command run besides.
       if ((said?.kind === 'answer' || said?.kind === 'answers') && call?.listed !== undefined)
         model.commands.delete(call.listed);
@@ -595,13 +602,40 @@ function replyLine(said: PersonsReply, call: { call: ToolCall; activity: ToolAct
     }
     case 'answers':
       return `Answer to ${said.text}`;
-    case 'refusal':
-      return `Refusing ${call?.activity.label ?? 'the call'}: ${said.text}`;
+    case 'refusal': {
+      const plan = planTextOf(call?.call);
+      const refused = plan === undefined ? (call?.activity.label ?? 'the call') : `the plan "${oneLine(plan, 80)}"`;
+      return `Refusing ${refused}: ${said.text}`;
+    }
     case 'feedback':
       return `Feedback: ${said.text}`;
+    case 'approval': {
+      const plan = planTextOf(call?.call);
+      return plan === undefined ? 'Approved the plan' : `Approved the plan: ${plan}`;
+    }
     default:
       return assertNever(said);
   }
+}
+
+/**
+ * The plan a call put to the person (ExitPlanMode's `plan`), on one line: its headings dropped, its items joined
+ * (`Add a users migration; Wire POST /users`).
+ */
+function planTextOf(call: ToolCall | undefined): string | undefined {
+  const plan = call && parseArguments(call.arguments)?.['plan'];
+  if (typeof plan !== 'string') return undefined;
+  const items = plan
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .map((l) =>
+      l
+        .replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '')
+        .replace(/\*\*/g, '')
+        .trim(),
+    )
+    .filter((l) => l !== '');
+  return items.length > 0 ? items.join('; ') : undefined;
 }
 
 /**

@@ -71,6 +71,9 @@ const ANSWER_PAIR = /"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"/g;
 const FEEDBACK =
   /\bThe user (?:has )?(?:provided|approved|denied)\b[^\n]*\b(?:feedback|context)\b[\s\S]*?<feedback>\s*([\s\S]*?)\s*<\/feedback>/;
 
+/** Claude Code's answer to ExitPlanMode when the person accepts the plan: `User has approved your plan. You can …`. */
+const PLAN_APPROVED = /^\s*(?:The )?user has approved (?:your|the) plan\b/i;
+
 /** What the person said in a tool's result, and as what. */
 export type PersonsReply =
   /** Their answer to the call's question (Cline's and Roo Code's `<answer>…</answer>` to `ask_followup_question`). */
@@ -80,7 +83,9 @@ export type PersonsReply =
   /** What they said refusing the call (`Refused by the user: …`, from the unwrapped result). */
   | { readonly kind: 'refusal'; readonly text: string }
   /** Their feedback on a result the agent presented, or with a call they approved (Cline's `<feedback>`). */
-  | { readonly kind: 'feedback'; readonly text: string };
+  | { readonly kind: 'feedback'; readonly text: string }
+  /** Their approval of the plan the call put to them (Claude Code's ExitPlanMode): the plan is the call's. */
+  | { readonly kind: 'approval' };
 
 /**
  * What the person said in a tool's result, in the harness's words — read only as the harness gives it (a result that
@@ -98,6 +103,7 @@ export function personsReply(content: string): PersonsReply | undefined {
   if (refused) return { kind: 'refusal', text: flat(refused[1]!) };
   const feedback = content.includes('<feedback>') ? FEEDBACK.exec(content)?.[1] : undefined;
   if (feedback !== undefined && feedback.trim() !== '') return { kind: 'feedback', text: flat(feedback) };
+  if (PLAN_APPROVED.test(content)) return { kind: 'approval' };
   return undefined;
 }
 
