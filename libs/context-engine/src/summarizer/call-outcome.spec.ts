@@ -782,6 +782,44 @@ describe('callOutcome: how a call ended, read from its result', () => {
     expect(shown('docker logs web', ['Error: boom', 'worker exited with code 1']).text).toBe('ok: shows Error: boom');
   });
 
+  it('a page a command fetched says its title and what it offers; a request that sent something, what it answered', () => {
+    const fetched = (command: string, output: string[]) =>
+      outcomeOf(call('bash', { command }), result(output.join('\n')));
+    const index = [
+      '<html><head><title>Perl Examples</title></head><body><ul>',
+      '<li><a href="/cgi-bin/hello.pl">Hello World</a></li>',
+      '<li><a href="/cgi-bin/forms.pl">Forms</a></li>',
+      '<li><a href="#top">Top</a></li>',
+      '</ul></body></html>',
+    ];
+    // (Was `ok`: an HTML page's last line is no verdict.)
+    expect(fetched('curl -s http://localhost:8000/', index).text).toBe(
+      'ok: page "Perl Examples"; links /cgi-bin/hello.pl, /cgi-bin/forms.pl',
+    );
+    const form = (below: string) => [
+      '<!DOCTYPE html>',
+      '<html><head><title>Sign in</title></head><body><h1>Sign in</h1>',
+      '<form method="post" action="/login">',
+      'User: <input type="text" name="user" /><br />',
+      '<input type="password" name="pass" /><input type="submit" value="Go" />',
+      '</form><hr />',
+      `${below}</body></html>`,
+    ];
+    expect(fetched('wget -qO- http://localhost:8000/login', form('')).text).toBe(
+      'ok: page "Sign in"; form POST /login (user, pass)',
+    );
+    // What the page answered the form posted, below the form.
+    expect(
+      fetched(
+        'curl -X POST -d "user=a&pass=b" http://localhost:8000/login',
+        form('Welcome, <b>a</b>.<br />Your flag: FLAG{x}'),
+      ).text,
+    ).toBe('ok: page "Sign in": Welcome, a . Your flag: FLAG{x}');
+    // Output that is no page (JSON, a word that names a tag) reads as before.
+    expect(fetched('curl -s localhost:8000/health', ['{"status":"ok"}']).text).toBe('ok: {"status":"ok"}');
+    expect(fetched('curl -s localhost:8000/docs', ['Use <a> for links', 'done']).text).not.toMatch(/page/);
+  });
+
   it("more tools' failures, shown with no exit status, are failures in their own words", () => {
     const ran = (command: string, output: string[]) => outcomeOf(call('bash', { command }), result(output.join('\n')));
     expect(

@@ -23,7 +23,7 @@ import {
   showsOnly,
   type ToolActivity,
 } from './tool-activity';
-import { webLookupGist } from './web-lookup';
+import { pageGist, webLookupGist } from './web-lookup';
 
 /**
  * What a tool call did and how it ended, read from its arguments and its result: the line an in-turn digest
@@ -600,6 +600,20 @@ function shownError(activity: ToolActivity | undefined, printed: readonly string
   }
   return wrapper;
 }
+/**
+ * Whether a command fetches a page (`curl -s localhost:3000/`, `wget -qO- …`, `http :8000/`), and whether it sends
+ * something with its request (`curl -d …`, `-F file=@a.pl`, `-X POST`, `wget --post-data`, `http POST …`).
+ */
+function fetchOf(command: string): 'fetched' | 'sent' | undefined {
+  const fetching = segmentsOf(command)
+    .map((part) => part.trim())
+    .find((part) => /^(?:curl|wget|http|https|xh|lynx|w3m)\b/.test(part));
+  if (fetching === undefined) return undefined;
+  return SENDS.test(` ${fetching}`) ? 'sent' : 'fetched';
+}
+const SENDS =
+  /\s(?:-[dFT]|--data\S*|--form|--json|--upload-file|--post-(?:data|file)|-X\s*(?:POST|PUT|PATCH|DELETE)|(?:POST|PUT|PATCH|DELETE)\s)/;
+
 /** A command that shows a CI run (`gh run view 123`, `gh pr checks`, `glab ci view`). */
 const viewsCi = (activity: ToolActivity | undefined): boolean =>
   onlyShows(activity) && segmentsOf(activity!.command!).some((part) => CI_VIEWING.test(part.trim()));
@@ -664,6 +678,10 @@ export function callOutcome(
   if (shown !== undefined) return { ok: true, text: `ok: shows ${clipError(shown, 140)}` };
   const git = gitStateOf(activity?.command, printed);
   if (git !== undefined) return { ok: true, text: `ok: ${oneLine(git, 80)}` };
+  // A page it fetched: its title, links and forms (what the next request names).
+  const fetched = activity?.command !== undefined ? fetchOf(activity.command) : undefined;
+  const page = fetched ? pageGist(printed.join('\n'), fetched === 'sent') : undefined;
+  if (page !== undefined) return { ok: true, text: `ok: ${page}` };
   // What it found, without its log of the connections and processes it opened and closed.
   const told = printed.filter((l) => !SESSION_LOG_LINE.test(l));
   // One line is the answer (`pwd`, `which python`, `git branch --show-current`, `cat .nvmrc`); not an `ok`, a

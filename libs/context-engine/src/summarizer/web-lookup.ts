@@ -34,3 +34,47 @@ export function webLookupGist(result: string, max = 120): string | undefined {
   const line = result.split('\n').find((l) => /[A-Za-z]{3}/.test(l));
   return line === undefined ? undefined : oneLine(line, max);
 }
+
+/** Tags a page is made of: a command's output with a few of them is a page, not text that names a tag. */
+const PAGE_TAG = /<(?:!doctype\s+html|html|head|body|title|form|a|div|p|h[1-6]|ul|li|table|br)\b[^>]*>/gi;
+const textOfHtml = (html: string): string =>
+  html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+const unique = (values: readonly string[]): string[] => [...new Set(values)];
+
+/**
+ * What a page a command fetched says (`curl localhost:3000/`): its title, and what the next request names — its links,
+ * its forms and their fields (`page "Perl Examples"; links /cgi-bin/hello.pl, /cgi-bin/forms.pl; form POST /login
+ * (user, pass)`) — or, when the request sent something (`sent`: a form posted, a file uploaded), what the page answered
+ * below its forms (`page "A Simple CGI Page": Your name is test. You are 123 years old.`). Undefined for output that
+ * is no page.
+ */
+export function pageGist(text: string, sent: boolean, max = 200): string | undefined {
+  const html = text.slice(0, 100_000);
+  if ((html.match(PAGE_TAG) ?? []).length < 3) return undefined;
+  const title = textOfHtml(
+    /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html)?.[1] ?? '',
+  );
+  const named = title ? `page "${oneLine(title, 60)}"` : 'page';
+  // What it says, below its last form (a form's labels are no answer), without its scripts and styles.
+  const body = /<body\b[^>]*>([\s\S]*)/i.exec(html)?.[1] ?? html;
+  const below = body.slice(body.toLowerCase().lastIndexOf('</form>') + 1 || 0);
+  const said = textOfHtml(below.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/^\/form>/i, ''));
+  if (sent && said !== '') return oneLine(`${named}: ${said}`, max);
+  const links = unique([...html.matchAll(/<a\b[^>]*?\bhref\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!.trim())).filter(
+    (href) => !/^(?:#|javascript:|mailto:)/i.test(href),
+  );
+  const forms = [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)(?:<\/form>|$)/gi)].map(([, attrs, inner]) => {
+    const method = /\bmethod\s*=\s*["']?(\w+)/i.exec(attrs!)?.[1]?.toUpperCase() ?? 'GET';
+    const action = /\baction\s*=\s*["']([^"']+)["']/i.exec(attrs!)?.[1];
+    const fields = unique(
+      [...inner!.matchAll(/<(?:input|select|textarea)\b[^>]*?\bname\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!),
+    );
+    return `form ${method}${action ? ` ${action}` : ''}${fields.length > 0 ? ` (${fields.join(', ')})` : ''}`;
+  });
+  const offers = [...(links.length > 0 ? [`links ${links.slice(0, 8).join(', ')}`] : []), ...unique(forms).slice(0, 2)];
+  if (offers.length === 0) return said === '' ? named : oneLine(`${named}: ${said}`, max);
+  return oneLine([named, ...offers].join('; '), max);
+}
