@@ -71,6 +71,28 @@ describe('toolActivity: the shapes other agents give their calls', () => {
     expect(filesOfPatch('plain text with no headers')).toEqual([]);
   });
 
+  it('a patch written to a file changes its files when a later call applies it, not when it is written or checked', () => {
+    const diff = '--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n--- a/src/old.py\n+++ /dev/null\n';
+    const state = {};
+    const paths = (command: string) =>
+      toolActivity(newCall('bash', { command }), state).files.map((f) => `${f.path} (${f.action})`);
+    // Written: the patch file only (was: its files edited as it was written).
+    expect(paths(`cat > /tmp/fix.patch <<'EOF'\n${diff}EOF`)).toEqual(['/tmp/fix.patch (write)']);
+    expect(paths('git apply --check /tmp/fix.patch')).toEqual([]);
+    expect(paths('git apply /tmp/fix.patch')).toEqual(['src/app.py (edit)', 'src/old.py (delete)']);
+    expect(paths('patch -p1 < /tmp/fix.patch')).toEqual(['src/app.py (edit)', 'src/old.py (delete)']);
+    expect(paths('git apply other.patch')).toEqual([]);
+    // Written by a file tool, applied by name.
+    toolActivity(newCall('Write', { file_path: 'changes.diff', content: diff }), state);
+    expect(paths('patch -p1 -i changes.diff')).toEqual(['src/app.py (edit)', 'src/old.py (delete)']);
+    // Written and applied in one script: its files at once.
+    expect(paths(`cat > b.patch <<'EOF'\n${diff}EOF\ngit apply b.patch`)).toEqual([
+      'b.patch (write)',
+      'src/app.py (edit)',
+      'src/old.py (delete)',
+    ]);
+  });
+
   it('reads the files a script run inline edits, writes or reads (python heredocs and -c, node -e), perl -pi, git restore', () => {
     const files = (command: string) => filesOfShellCommand(command).files;
     // Codex edits with Python heredocs: the Path it writes through is edited, relative to the directory it ran in.

@@ -906,9 +906,19 @@ function asksForBackground(args: Record<string, unknown>, command: string | unde
   return false;
 }
 
-/** SWE-agent's notion of the currently open file, followed from call to call. */
+/** A patch file (`fix.patch`, `changes.diff`). */
+const PATCH_FILE = /\.(?:patch|diff)$/i;
+/** A command that applies a patch: `git apply`, `git am`, `patch`. */
+const APPLIES_PATCH = /(?:^|[\s;&|(])(?:git\s+(?:apply|am)|patch)\s/;
+/** The patch file a command applies: `git apply --3way fix.patch`, `patch -p1 < fix.patch`, `patch -p1 -i fix.diff`. */
+const APPLIED_PATCH_FILE =
+  /(?:^|[\s;&|(])(?:git\s+(?:apply|am)|patch)\s+(?:[^|;&\n<>]*?\s)?(?:<\s*|-i\s*)?["']?([^\s"'|;&<>]+\.(?:patch|diff))\b/gi;
+
+/** What a call leaves for the calls after it: SWE-agent's open file, the patches written. */
 export interface ShellState {
   lastOpened?: string;
+  /** The files each patch file written so far changes (`fix.patch` → its headers' files): what applying it changes. */
+  patches?: Map<string, readonly { path: string; action: FileAction }[]>;
   /**
    * The file open before the call when no call read so far opened one: a range edit's file, opened before the
    * messages read (by messages a note condensed), looked up in the session's earlier messages.
@@ -970,10 +980,23 @@ export function toolActivity(call: ToolCall, state: ShellState): ToolActivity {
     state.lastOpened = files[0].path;
   }
   // A patch names its files in its headers (Codex's apply_patch, `git apply` of a unified diff): in an argument,
-  // or in a command's heredoc.
-  if (files.length === 0 || command !== undefined)
+  // or in a command's heredoc. A patch written to a file changes them when a later call applies it.
+  const patchFile = files.find((f) => PATCH_FILE.test(f.path) && (f.action === 'write' || f.action === 'edit'));
+  if (patchFile !== undefined) {
+    const named = Object.values(args).flatMap((v) => filesOfPatch(commandText(v) ?? ''));
+    if (named.length > 0) (state.patches ??= new Map()).set(baseName(patchFile.path), named);
+  }
+  const appliesLater = patchFile !== undefined && !(command !== undefined && APPLIES_PATCH.test(command));
+  if ((files.length === 0 || command !== undefined) && !appliesLater)
     for (const v of Object.values(args))
       for (const f of filesOfPatch(commandText(v) ?? '')) if (!files.some((g) => g.path === f.path)) files.push(f);
+  // A patch file applied (`git apply fix.patch`, `patch -p1 < fix.patch`): the files its headers name.
+  // (Not one that only checks it: `git apply --check`, `patch --dry-run`.)
+  if (command !== undefined && state.patches !== undefined)
+    for (const part of segmentsOf(command).filter((p) => !/\s--(?:check|stat|numstat|summary|dry-run)\b/.test(p)))
+      for (const m of part.matchAll(APPLIED_PATCH_FILE))
+        for (const f of state.patches.get(baseName(m[1]!)) ?? [])
+          if (!files.some((g) => g.path === f.path)) files.push(f);
   // An editing tool that names no file edits the one open (SWE-agent's `edit` by search/replace or line range, its
   // `insert`); not a patch tool, whose files are in its patch's headers (unread ones name no file at all).
   if (files.length === 0 && command === undefined && classify(call.name) === 'edit' && !/patch/i.test(call.name)) {
