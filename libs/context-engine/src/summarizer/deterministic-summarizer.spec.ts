@@ -1026,6 +1026,32 @@ describe('summarizeDeterministic: a change refused as a whole did not happen', (
     expect(files(messages)).toContain('- src/app.ts (edit)');
   });
 
+  it('a file a failed call says is not there is listed as not found, not as seen (with the files seen)', () => {
+    const grep = call('bash', { command: 'grep -n "borderColor" packages/tui/src/editor.ts' });
+    const run = call('bash', { command: 'python run.py' });
+    const found = call('bash', { command: 'grep -rn borderColor packages/tui/src' });
+    const messages: ChatMessage[] = [
+      ask('Find where borderColor is set.'),
+      say('', grep),
+      answer(grep, 'grep: packages/tui/src/editor.ts: No such file or directory'),
+      say('', run),
+      answer(
+        run,
+        'Traceback (most recent call last):\n  File "run.py", line 3, in <module>\n' +
+          "FileNotFoundError: [Errno 2] No such file or directory: 'data/in.csv'",
+      ),
+      say('', found),
+      answer(found, 'packages/tui/src/components/editor.ts:12:  borderColor: string;'),
+    ];
+    // (Was `packages/tui/src/editor.ts (seen)`: a file that is not there read as one seen.)
+    expect(files(messages).split('\n')).toEqual([
+      '- packages/tui/src/components/editor.ts (seen)',
+      '- data/in.csv (not found)',
+      '- run.py (seen)',
+      '- packages/tui/src/editor.ts (not found)',
+    ]);
+  });
+
   it('one shell command that changes one file and fails changed nothing: a failed change, a failed restore', () => {
     const failing = [
       ['git restore src/parse.ts', "error: pathspec 'src/parse.ts' did not match any file(s) known to git"],

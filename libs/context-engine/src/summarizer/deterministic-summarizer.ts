@@ -23,7 +23,15 @@ import {
   withoutSite,
 } from './call-outcome';
 import { personsReply, type PersonsReply, unwrappedResult } from './harness-frame';
-import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
+import {
+  filesInListing,
+  filesMissing,
+  filesNamedIn,
+  filesOfFailure,
+  listsFiles,
+  namesOfCall,
+  symbolName,
+} from './names';
 import { isPlanLine, latestPlanOf, planLines, planOfCall, type PlanItem } from './plan';
 import { ErrorsSeen, formatError } from './errors-seen';
 import { isPartialResult } from './pruned-result';
@@ -329,6 +337,10 @@ function addSymbol(model: Model, raw: string, rank: number, requireCodeLike = fa
 
 /** The action of a file only seen in a listing or a search result (ls, find, grep -l, a glob tool). */
 const SEEN = 'seen';
+/** The action of a file a failed call said is not there (`No such file or directory`), and nothing else did. */
+const NOT_FOUND = 'not found';
+/** Only seen, or only said not to be there: listed after the files read and changed. */
+const onlyNamed = (f: FileEntry): boolean => [...f.counts.keys()].every((a) => a === SEEN || a === NOT_FOUND);
 
 /** Parses a summary with our headings back into the model; returns false when none of our headings is in it. */
 function absorbPrevious(model: Model, text: string): boolean {
@@ -485,7 +497,14 @@ function absorbMessages(
         // Files an output names (a stack trace, a failing test, a build error, git status): seen too; of a failed
         // output, those its failure lines name.
         const named = line !== undefined ? filesOfFailure(content) : filesNamedIn(content);
-        seeFiles(model, named, rank - 1);
+        // (Not one it says is not there: `grep: src/editor.ts: No such file or directory` lists it as not found.)
+        const missing = line !== undefined ? filesMissing(content) : [];
+        seeFiles(
+          model,
+          named.filter((path) => !missing.includes(path)),
+          rank - 1,
+        );
+        for (const path of missing) if (!model.files.has(path)) touchFile(model, path, NOT_FOUND, rank - 1);
       }
       if (call) recordAbsolutePaths(model, call.activity, content);
       // What the person said in it (an answer to the agent's question, feedback, why they refused the call).
@@ -811,9 +830,9 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   mergeRelativeIntoAbsolute(model.files);
   dropSeenFragments(model.files);
   // Changed files first, then the ones opened, then the ones only seen in a listing or a search.
-  const writes = (f: FileEntry) =>
-    [...f.counts.keys()].some(isChange) ? 0 : f.counts.size === 1 && f.counts.has(SEEN) ? 2 : 1;
-  const total = (f: FileEntry) => [...f.counts.entries()].reduce((a, [k, n]) => a + (k === SEEN ? 0 : n), 0);
+  const writes = (f: FileEntry) => ([...f.counts.keys()].some(isChange) ? 0 : onlyNamed(f) ? 2 : 1);
+  const total = (f: FileEntry) =>
+    [...f.counts.entries()].reduce((a, [k, n]) => a + (k === SEEN || k === NOT_FOUND ? 0 : n), 0);
   const files = [...model.files.values()].sort(
     (a, b) => writes(a) - writes(b) || total(b) - total(a) || b.rank - a.rank || (a.path < b.path ? -1 : 1),
   );

@@ -247,6 +247,25 @@ export function filesOfFailure(text: string): string[] {
   return out.size > 0 ? [...out].slice(-20) : filesNamedIn(text);
 }
 
+/** A line that says a file is not there (`No such file or directory`, `cannot access`, `ENOENT`, `does not exist`). */
+const MISSING_LINE =
+  /\bNo such file or directory\b|\bcannot (?:access|open|stat|find)\b|\bcan't (?:read|open|stat|find)\b|\b(?:does not|doesn't) exist\b|\bENOENT\b|\bnot found\b/i;
+
+/**
+ * The files an output says are not there (`grep: src/editor.ts: No such file or directory`, `cat: a.py: No such
+ * file`, `ENOENT: … open '/app/package.json'`): not files seen. At most 20, from the first 20,000 characters.
+ */
+export function filesMissing(text: string): string[] {
+  if (!MISSING_LINE.test(text.slice(0, 20_000))) return [];
+  const out = new Set<string>();
+  for (const line of wholeLines(text.slice(0, 20_000)).split('\n')) {
+    if (!MISSING_LINE.test(line)) continue;
+    for (const m of line.matchAll(NAMED_FILE)) out.add(m[0].replace(/^\.\//, ''));
+    if (out.size >= 20) break;
+  }
+  return [...out];
+}
+
 /** Up to 20 file paths an output names (bounded: the first 20,000 characters). */
 export function filesNamedIn(text: string): string[] {
   const out = new Set<string>();
