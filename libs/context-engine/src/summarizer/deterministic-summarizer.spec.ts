@@ -705,6 +705,24 @@ describe('summarizeDeterministic', () => {
     expect(roomy.sections.pendingWork.join('\n')).not.toContain('Unanswered');
   });
 
+  it("words pi's record of a command the person ran as one short line, the harness's: no request awaiting an answer", () => {
+    const listing = Array.from({ length: 3000 }, (_, i) => `./.git/objects/${i}`).join('\n');
+    const messages = [
+      ask('Fix the footer cost display.'),
+      say('Done.'),
+      ask('Ran `ls`\n```\nAGENTS.md\nbiome.json\npackages\n```'),
+      ask(`Ran \`find .\`\n\`\`\`\n${listing}\n\n\`\`\``),
+    ];
+    const { sections } = summarizeDeterministic({ messages, maxChars: 4000 });
+    // (Was the whole fenced output as a request, 1,500 characters of it with room, and `Unanswered: Ran \`find .\``.)
+    expect(sections.userRequests.slice(0, 2)).toEqual([
+      'Fix the footer cost display.',
+      '! ls → AGENTS.md biome.json packages',
+    ]);
+    expect(sections.userRequests[2]).toMatch(/^! find \. → \.\/\.git\/objects\/0 .{100,170}$/);
+    expect(sections.pendingWork).toEqual([]);
+  });
+
   it("takes Codex's AGENTS.md and environment messages for the harness's, and Cursor's <user_query> for the person's words", () => {
     const agentsMd = `<user_instructions>\n# Repository Guidelines\n${'Use pnpm; run pnpm test before a commit. '.repeat(30)}\n</user_instructions>`;
     const env =
