@@ -1072,6 +1072,34 @@ describe('callOutcome: how a call ended, read from its result', () => {
     ).toBe(true);
   });
 
+  it("Claude Code's poll of a background shell reads as what the shell printed and how it ended; a redirect, where to", () => {
+    const poll = (output: string) => outcomeOf(call('BashOutput', { bash_id: 'b1' }), result(output));
+    const failed =
+      '<status>failed</status>\n\n<exit_code>1</exit_code>\n\n<stdout>\n> dev\n</stdout>\n\n' +
+      '<stderr>\nError: listen EADDRINUSE: address already in use :::3000\n</stderr>\n\n<timestamp>2025-01-01T10:00:00Z</timestamp>';
+    expect(poll(failed)).toEqual({
+      ok: false,
+      text: 'exit 1: Error: listen EADDRINUSE: address already in use :::3000',
+    });
+    // (Was `ok`: its tags read as the output.)
+    expect(
+      poll('<status>completed</status>\n\n<exit_code>0</exit_code>\n\n<stdout>\nbuilt in 3.2s\n</stdout>'),
+    ).toEqual({
+      ok: true,
+      text: 'ok: built in 3.2s',
+    });
+    expect(poll('<status>running</status>\n\n<timestamp>2025-01-01T10:00:00Z</timestamp>').text).toBe(
+      'ok: (running, no output)',
+    );
+    const redirect =
+      'REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: https://x.dev/docs\n' +
+      'Redirect URL: https://docs.x.dev/\nStatus: 301 Moved Permanently';
+    // (Was `ok: https://x.dev/docs`: the URL it asked for.)
+    expect(outcomeOf(call('WebFetch', { url: 'https://x.dev/docs', prompt: 'api' }), result(redirect)).text).toBe(
+      'ok: redirects to https://docs.x.dev/',
+    );
+  });
+
   it("a service's or the harness's answer that a call failed is a failure, unflagged too (a fetch, MCP, permissions)", () => {
     const failed: [string, Record<string, unknown>, string][] = [
       ['WebFetch', { url: 'https://x.dev/docs', prompt: 'api' }, 'Request failed with status code 404'],

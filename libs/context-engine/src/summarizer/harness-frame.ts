@@ -108,7 +108,7 @@ export function personsReply(content: string): PersonsReply | undefined {
 }
 
 const WRAPPED = new RegExp(
-  `^\\s*\\{\\s*"(?:output|error)"\\s*:|^<tool_use_error>|^ERROR:[ \\t]*\\n|^The tool execution failed with the following error:|${PERSON_REFUSED.source}`,
+  `^\\s*\\{\\s*"(?:output|error)"\\s*:|^<tool_use_error>|^ERROR:[ \\t]*\\n|^The tool execution failed with the following error:|^<status>\\w+</status>|${PERSON_REFUSED.source}`,
   'i',
 );
 /**
@@ -131,10 +131,28 @@ export function unwrappedResult(result: ChatMessage): ChatMessage {
   if (!done) unwrapped.set(result, (done = unwrap(result)));
   return done;
 }
+/**
+ * Claude Code's answer to a poll of a background shell (BashOutput): `<status>completed</status>`, `<exit_code>1
+ * </exit_code>`, `<stdout>…</stdout>`, `<stderr>…</stderr>`, `<timestamp>…</timestamp>` — what it printed, and a
+ * non-zero status as a shell's last line (`Exit code: 1`).
+ */
+function backgroundOutput(content: string): string | undefined {
+  const status = /^<status>(\w+)<\/status>/.exec(content)?.[1];
+  if (status === undefined) return undefined;
+  const tagged = (tag: string) => new RegExp(`<${tag}>\\n?([\\s\\S]*?)\\n?</${tag}>`).exec(content)?.[1]?.trim() ?? '';
+  const code = Number(tagged('exit_code') || '0');
+  const printed = [tagged('stdout'), tagged('stderr')].filter((x) => x !== '').join('\n');
+  return (
+    [printed, code !== 0 ? `Exit code: ${code}` : ''].filter((x) => x !== '').join('\n') || `(${status}, no output)`
+  );
+}
+
 /** Each wrapped result parsed once: its error line and its outcome are both read from the unwrapped one. */
 const unwrapped = new WeakMap<ChatMessage, ChatMessage>();
 
 function unwrap(result: ChatMessage): ChatMessage {
+  const polled = backgroundOutput(result.content);
+  if (polled !== undefined) return { ...result, content: polled };
   if (PERSON_REFUSED.test(result.content)) {
     const said = REFUSAL_FEEDBACK.exec(result.content);
     const feedback = said ? flat(said[1] ?? said[2] ?? said[3] ?? '') : '';

@@ -29,6 +29,9 @@ export function webLookupLabel(call: ToolCall): string {
  * line of prose of what it returned.
  */
 export function webLookupGist(result: string, max = 120): string | undefined {
+  // A fetch sent elsewhere (Claude Code's WebFetch: `REDIRECT DETECTED: … Redirect URL: https://…`): where to.
+  const redirect = /^REDIRECT DETECTED\b[\s\S]*?\bRedirect URL:\s*(\S+)/.exec(result)?.[1];
+  if (redirect !== undefined) return oneLine(`redirects to ${redirect}`, max);
   const link = URL.exec(result.slice(0, 20_000))?.[0];
   if (link) return oneLine(link, max);
   const line = result.split('\n').find((l) => /[A-Za-z]{3}/.test(l));
