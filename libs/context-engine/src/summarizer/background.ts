@@ -46,8 +46,11 @@ const GOES_ON_WORD = /background|running|async/i;
 /** `agentId: a9cad17`, `task_id=…`, `(shell ID: 3)`, `session ID 7`, `job id: …`, `PID 4242`, `Background PIDs: 1, 2`. */
 const KEYED_ID =
   /\b(agent[ _-]?id|task[ _-]?id|shell[ _-]?id|bash[ _-]?id|session[ _-]?id|job[ _-]?id|process[ _-]?id|pids?)\b\s*([:=#]|is\b)?\s*["'`]?([A-Za-z0-9][\w.:-]{0,63})/gi;
-/** `with ID: bash_1`, `ID: 5f2a`: a bare id, only when written `ID:` (upper case, a colon). */
-const BARE_ID = /\bID:\s*["'`]?([A-Za-z0-9][\w.-]{0,63})/g;
+/**
+ * `with ID: bash_1`, `ID: 5f2a`: a bare id, only when written `ID:` (upper case, a colon); not Codex's `Chunk ID: 1a2b`
+ * (a piece of output, not a launch).
+ */
+const BARE_ID = /(?<!\bChunk )\bID:\s*["'`]?([A-Za-z0-9][\w.-]{0,63})/g;
 /** A shell's job line: `[1] 4242`. */
 const JOB_LINE = /^\s*\[(\d+)\]\s+(\d+)\s*$/gm;
 /** `output_file: /tmp/x.output`, `log: run.log`, `Output is being written to: …`. */
