@@ -5,7 +5,7 @@ import { callsById, makeBlock, viewTokens, type StageContext } from './common';
 import { TRUNCATION_MARKER } from './sliding-window';
 import { shortNote, type NoteCut } from './split-turn';
 import { withKeptLines } from './truncate-tool-outputs';
-import { launchesKept, markerBlock, workingStateTokenBound } from './working-state';
+import { compactState, launchesKept, markerBlock, SQUEEZED_MARKER, workingStateTokenBound } from './working-state';
 
 export const COMPACTED_MARKER = '[Context compacted';
 export const compactedMarker = (removed: number, why: string): ChatMessage => ({
@@ -87,7 +87,7 @@ export function emergencyDrop(ctx: StageContext): CompactionBlock | null {
 
 /** What a squeezed tool body keeps of its head, in characters. */
 export const SQUEEZED_TOOL_CHARS = 80;
-const SHORT_MARKER = `${COMPACTED_MARKER}]`;
+const SHORT_MARKER = SQUEEZED_MARKER;
 const MARKER_HEADERS = [COMPACTED_MARKER, TRUNCATION_MARKER];
 
 const NOTE_CUTS: readonly NoteCut[] = ['state', 'compact', 'bare'];
@@ -111,16 +111,29 @@ const alone = (entries: readonly EffectiveEntry[], i: number): boolean => {
  */
 export function squeezeToBudget(ctx: StageContext): CompactionBlock | null {
   if (viewTokens(ctx.entries, ctx.counter) <= ctx.budget.historyBudget) return null;
-  // Split-turn notes give up their steps and working state only when that is what makes the view fit.
-  const kept = squeeze(ctx, false);
-  if (kept.total <= ctx.budget.historyBudget)
-    return kept.edits.length ? makeBlock(ctx, 'keep-within-budget', kept.edits) : null;
-  const shrunk = squeeze(ctx, true);
-  const best = shrunk.total <= ctx.budget.historyBudget ? shrunk : kept;
-  return best.edits.length ? makeBlock(ctx, 'keep-within-budget', best.edits) : null;
+  // Split-turn notes give up their steps and working state, and markers their task and requests, only when that is
+  // what makes the view fit (the least lossy squeeze otherwise).
+  let least: { edits: BlockEdit[]; total: number } | undefined;
+  for (const [shrinkNotes, launchesOnly] of [
+    [false, false],
+    [true, false],
+    [true, true],
+  ] as const) {
+    const squeezed = squeeze(ctx, shrinkNotes, launchesOnly);
+    least ??= squeezed;
+    if (squeezed.total <= ctx.budget.historyBudget) {
+      least = squeezed;
+      break;
+    }
+  }
+  return least!.edits.length ? makeBlock(ctx, 'keep-within-budget', least!.edits) : null;
 }
 
-function squeeze(ctx: StageContext, shrinkNotes: boolean): { edits: BlockEdit[]; total: number } {
+function squeeze(
+  ctx: StageContext,
+  shrinkNotes: boolean,
+  launchesOnly: boolean,
+): { edits: BlockEdit[]; total: number } {
   const { entries, counter, protection } = ctx;
   const limit = ctx.budget.historyBudget;
   let total = viewTokens(entries, counter);
@@ -138,10 +151,11 @@ function squeeze(ctx: StageContext, shrinkNotes: boolean): { edits: BlockEdit[];
   entries.forEach((e, i) => {
     if (isMarker(e) && alone(entries, i)) markers.push(i);
   });
-  // A marker keeps its launches: what still runs is named nowhere else.
+  // A marker keeps its working state at its most telling (the task, the newest request, the changes, the newest
+  // unresolved error, in a few lines) and its launches: what still runs is named nowhere else.
   for (const i of markers)
     if (total > limit)
-      apply(i, [{ role: 'system', content: `${SHORT_MARKER}${launchesKept(entries[i]!.message.content)}` }]);
+      apply(i, [{ role: 'system', content: `${SHORT_MARKER}${compactState(entries[i]!.message.content)}` }]);
   // Split-turn notes keep their newest steps, then only their header and those steps (the working state last).
   const notes: number[] = [];
   entries.forEach((e, i) => {
@@ -166,6 +180,10 @@ function squeeze(ctx: StageContext, shrinkNotes: boolean): { edits: BlockEdit[];
     // What failed and what still runs stay, when their lines were in the part cut.
     apply(i, [{ ...m, content: withKeptLines(m, squeezed, calls) }]);
   }
+  // Then only its launches.
+  for (const i of launchesOnly ? markers : [])
+    if (total > limit)
+      apply(i, [{ role: 'system', content: `${SHORT_MARKER}${launchesKept(entries[i]!.message.content)}` }]);
   const chatRole = (k: number) => {
     const r = entries[k]?.message.role;
     return r === 'user' || r === 'assistant' ? r : undefined;

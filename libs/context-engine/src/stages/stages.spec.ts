@@ -7,9 +7,11 @@ import { toolActivity } from '../summarizer/tool-activity';
 import { auditToolPairs } from '../turns';
 import {
   classifyFileAccess,
+  compactState,
   computeTailProtection,
   dedupeFileReads,
   keepWithinBudget,
+  launchesKept,
   makeBlock,
   pruneToolOutputs,
   pruneThresholds,
@@ -751,6 +753,44 @@ describe('last resort: squeeze to the budget when the verbatim minimum fits', ()
     expect(out[2]!.content).toMatch(/chars omitted to fit the context window\]$/);
     expect(auditToolPairs(out)).toEqual({ orphanResults: [], unansweredCalls: [], duplicateResults: [] });
     expect(squeezeToBudget(stageContext(msgs, 100_000))).toBeNull();
+  });
+
+  it('a marker it shortens keeps the task and its launches while that fits, its launches alone only when that does', () => {
+    const msgs: ChatMessage[] = [
+      user('port the parser to the new grammar and keep the old one for reference'),
+      calls('', toolCall('t1', 'Task', { description: 'audit the lexer', prompt: 'x', run_in_background: true })),
+      result('t1', 'Async agent launched successfully.\nagentId: a1b2c3d (internal ID)', 'Task'),
+    ];
+    for (let i = 1; i <= 6; i++)
+      msgs.push(
+        calls('', toolCall(`c${i}`, 'bash', { command: `python port.py mod${i}` })),
+        result(`c${i}`, text(1500, i), 'bash'),
+      );
+    msgs.push(assistant(`ported ${text(100, 8)}`));
+    for (let k = 0; k < 4; k++) msgs.push(user(`check module ${k}`), assistant(`module ${k} is fine`));
+    msgs.push(user(`now the printer ${text(300, 9)}`), assistant(text(900, 10)));
+    const base = stageContext(msgs, 1500);
+    const marker = keepWithinBudget(base)!;
+    const entries = applyBlockToEntries(base.entries, marker, (m) => base.counter.message(m));
+    const first = entries[0]!.message.content;
+    expect(first).toMatch(/^\[Context compacted: \d+ messages removed/);
+    expect(first).toContain('port the parser');
+    const size = viewTokens(entries, base.counter);
+    const squeezedAt = (budget: number) => {
+      const ctx = withEntries(stageContext(msgs, budget, { tail: { maxOverrun: 100 } }), entries);
+      const block = squeezeToBudget(ctx);
+      return block ? after(ctx, block)[0]!.content : first;
+    };
+    const compact = base.counter.message(system(`[Context compacted]${compactState(first)}`));
+    // (Was cut to its launches at once: the task gone while a few lines of it fitted.)
+    const roomy = squeezedAt(size - (entries[0]!.tokens - compact));
+    expect(roomy).toMatch(/^\[Context compacted\]\n# Working state/);
+    expect(roomy).toContain('port the parser');
+    expect(roomy).toContain('agentId a1b2c3d');
+    const launches = base.counter.message(system(`[Context compacted]${launchesKept(first)}`));
+    const tight = squeezedAt(size - (entries[0]!.tokens - launches) + Math.floor((compact - launches) / 2));
+    expect(tight).not.toContain('port the parser');
+    expect(tight).toContain('agentId a1b2c3d');
   });
 
   it('a squeezed body whose failure was on its last line still states it', () => {

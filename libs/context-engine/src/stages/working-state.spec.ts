@@ -127,18 +127,38 @@ describe('workingStateOf over entries the squeeze cut, given the original messag
     expect(state).toContain('(tests 1 failed, 3 passed)');
     // A marker of keep-within-budget's own cut carries a working state: it is read as it is, not expanded.
     const marker = {
-      ...cut(`[Context compacted]\n${WORKING_STATE_HEADING}\n## Files touched\n- src/other.ts (edit)`, 0, 4),
+      ...cut(
+        `[Context compacted: 5 messages removed to fit the context window]\n${WORKING_STATE_HEADING}\n## Files touched\n- src/other.ts (edit)`,
+        0,
+        4,
+      ),
     };
     const withMarker = workingStateOf([marker, original(originals[5]!, 5)], 0, 1, 4000, originals)!;
     expect(withMarker).toContain('src/other.ts');
     expect(withMarker).not.toContain('src/parser.ts');
+    // One the squeeze cut to its first line and a few lines of its state is read as the messages it stands for.
+    const squeezed = cut(
+      `[Context compacted]\n${WORKING_STATE_HEADING}\n## Files touched\n- src/other.ts (edit)`,
+      0,
+      4,
+    );
+    const expanded = workingStateOf([squeezed, original(originals[5]!, 5)], 0, 1, 4000, originals)!;
+    expect(expanded).toContain('src/parser.ts (write)');
   });
 });
 
 describe('unsqueezed: the span of a view, the squeezed entries given back', () => {
   it('is the same run of original positions, every entry not squeezed kept as it is (property)', () => {
     // A view over 0..n-1: runs of originals and synthetic entries of various stages, some of them squeezed.
-    const kinds = fc.constantFrom('original', 'note', 'marker', 'squeezed-note', 'squeezed-marker', 'stated-marker');
+    const kinds = fc.constantFrom(
+      'original',
+      'note',
+      'marker',
+      'squeezed-note',
+      'squeezed-marker',
+      'squeezed-stated-marker',
+      'stated-marker',
+    );
     fc.assert(
       fc.property(
         fc.array(fc.tuple(kinds, fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 12 }),
@@ -156,8 +176,10 @@ describe('unsqueezed: the span of a view, the squeezed entries given back', () =
               const content = kind.endsWith('note')
                 ? `[Turn prefix compressed]\n${STEPS_HEADING}\n- bash \`ls\` → ok`
                 : kind === 'stated-marker'
-                  ? `[Context compacted]\n${WORKING_STATE_HEADING}\n## Files touched\n- a.ts (edit)`
-                  : '[Context compacted]';
+                  ? `[Context compacted: ${length} messages removed to fit the context window]\n${WORKING_STATE_HEADING}\n## Files touched\n- a.ts (edit)`
+                  : kind === 'squeezed-stated-marker'
+                    ? `[Context compacted]\n${WORKING_STATE_HEADING}\n## Files touched\n- a.ts (edit)`
+                    : '[Context compacted]';
               entries.push(note(content, from, to, stage));
             }
           }
@@ -170,7 +192,10 @@ describe('unsqueezed: the span of a view, the squeezed entries given back', () =
           for (let k = 1; k < span.length; k++) expect(span[k]!.from).toBe(span[k - 1]!.to + 1);
           // A squeezed entry became its originals; any other entry is the same object.
           for (const e of entries) {
-            const cut = e.stage === 'keep-within-budget' && !e.message.content.includes(WORKING_STATE_HEADING);
+            const cut =
+              e.stage === 'keep-within-budget' &&
+              (!e.message.content.includes(WORKING_STATE_HEADING) ||
+                e.message.content.startsWith('[Context compacted]'));
             if (cut)
               for (let p = e.from; p <= e.to; p++)
                 expect(span).toContainEqual(expect.objectContaining({ message: originals[p], from: p }));

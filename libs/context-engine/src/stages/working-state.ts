@@ -125,7 +125,10 @@ const cutShort = (e: EffectiveEntry): boolean =>
   (e.stage === 'keep-within-budget' &&
     (e.message.role === 'tool' ||
       e.message.content.includes(STEPS_AT) ||
+      e.message.content.startsWith(SQUEEZED_MARKER) ||
       workingStateSection(e.message.content) === undefined));
+/** A marker the squeeze cut to its first line (and a few lines of its working state): keep-within-budget's. */
+export const SQUEEZED_MARKER = '[Context compacted]';
 
 /**
  * View entries [i, j], each entry cut short given back as the original messages it stands for: a note, a marker or a
