@@ -171,6 +171,7 @@ describe('summarizeDeterministic', () => {
       questions: [{ question: 'Which port?', header: 'Port', options: [{ label: '3000' }], multiSelect: false }],
     });
     const done = call('attempt_completion', { result: 'Added Postgres persistence via pg.' });
+    const plan = call('plan_mode_respond', { response: 'Plan: a users table, then POST /users. Shall I proceed?' });
     const shown = call('bash', { command: 'cat prompts/review.xml' });
     const { sections } = summarizeDeterministic({
       messages: [
@@ -182,6 +183,8 @@ describe('summarizeDeterministic', () => {
           claude,
           'User has answered your questions: "Which port?"="8080". You can now continue with the user\'s answers in mind.',
         ),
+        say('', plan),
+        answer(plan, '<user_message>\nlooks good, but use knex\n</user_message>'),
         say('', done),
         answer(
           done,
@@ -197,6 +200,7 @@ describe('summarizeDeterministic', () => {
       'Add persistence to the todo app.',
       'Answer to "Which database should I use?": Postgres, with the pg driver, not an ORM',
       'Answer to "Which port?": 8080',
+      'Answer to "Plan: a users table, then POST /users. Shall I proceed?": looks good, but use knex',
       'Feedback: also add an index on created_at',
     ]);
     // A question answered is not a command run besides (it said the question again); the completion is.

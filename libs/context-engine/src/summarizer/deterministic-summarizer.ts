@@ -36,7 +36,7 @@ import { isPlanLine, latestPlanOf, planLines, planOfCall, type PlanItem } from '
 import { ErrorsSeen, formatError } from './errors-seen';
 import { isPartialResult } from './pruned-result';
 import { closingQuestionsOf, decisionsOf, proseOf, todoLinesOf } from './prose';
-import { flat, oneLine } from './text';
+import { oneLine } from './text';
 import { webLookupLabel } from './web-lookup';
 import {
   activitiesOf,
@@ -626,7 +626,7 @@ function replyLine(said: PersonsReply, call: { call: ToolCall; activity: ToolAct
     case 'answer': {
       // (The call's arguments are read for its question only here: a reply is rare, a result is not.)
       const question = questionOf(call?.call);
-      return `Answer${question === undefined ? '' : ` to "${flat(question)}"`}: ${said.text}`;
+      return `Answer${question === undefined ? '' : ` to "${oneLine(question, 120)}"`}: ${said.text}`;
     }
     case 'answers':
       return `Answer to ${said.text}`;
@@ -668,11 +668,14 @@ function planTextOf(call: ToolCall | undefined): string | undefined {
 
 /**
  * What a call asks the person, when its arguments say: `ask_followup_question`'s `question`, AskUserQuestion's
- * `questions: [{question}]`.
+ * `questions: [{question}]`, what Cline's `plan_mode_respond` put to them (`response`).
  */
 function questionOf(call: ToolCall | undefined): string | undefined {
   const args = call && parseArguments(call.arguments);
-  const asked = [args?.['question'], ...(Array.isArray(args?.['questions']) ? args['questions'] : [])]
+  const asked = [
+    args?.['question'] ?? args?.['response'],
+    ...(Array.isArray(args?.['questions']) ? args['questions'] : []),
+  ]
     .map((q) => (typeof q === 'object' && q !== null ? (q as Record<string, unknown>)['question'] : q))
     .filter((q): q is string => typeof q === 'string' && q.trim() !== '');
   return asked.length > 0 ? asked.join(' ') : undefined;

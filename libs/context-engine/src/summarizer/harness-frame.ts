@@ -76,7 +76,10 @@ const PLAN_APPROVED = /^\s*(?:The )?user has approved (?:your|the) plan\b/i;
 
 /** What the person said in a tool's result, and as what. */
 export type PersonsReply =
-  /** Their answer to the call's question (Cline's and Roo Code's `<answer>…</answer>` to `ask_followup_question`). */
+  /**
+   * Their answer to the call's question (Cline's and Roo Code's `<answer>…</answer>` to `ask_followup_question`), or
+   * their reply to what it put to them (Cline's `<user_message>` to `plan_mode_respond`).
+   */
   | { readonly kind: 'answer'; readonly text: string }
   /** Their answers with the questions (Claude Code's AskUserQuestion): `"Which port?": 8080; …`. */
   | { readonly kind: 'answers'; readonly text: string }
@@ -92,7 +95,7 @@ export type PersonsReply =
  * opens with `<answer>`, Cline's lead before `<feedback>`): a file or an output that holds the tags is no reply.
  */
 export function personsReply(content: string): PersonsReply | undefined {
-  const answer = /^\s*<answer>\s*([\s\S]*?)\s*<\/answer>/.exec(content)?.[1];
+  const answer = /^\s*<(answer|user_message)>\s*([\s\S]*?)\s*<\/\1>/.exec(content)?.[2];
   if (answer !== undefined && answer.trim() !== '') return { kind: 'answer', text: flat(answer) };
   const answered = ANSWERED.exec(content);
   if (answered) {
