@@ -1085,6 +1085,7 @@ describe('summarizeDeterministic: a change refused as a whole did not happen', (
     const grep = call('bash', { command: 'grep -n "borderColor" packages/tui/src/editor.ts' });
     const run = call('bash', { command: 'python run.py' });
     const found = call('bash', { command: 'grep -rn borderColor packages/tui/src' });
+    const tsc = call('bash', { command: 'npx tsc --noEmit' });
     const messages: ChatMessage[] = [
       ask('Find where borderColor is set.'),
       say('', grep),
@@ -1097,9 +1098,13 @@ describe('summarizeDeterministic: a change refused as a whole did not happen', (
       ),
       say('', found),
       answer(found, 'packages/tui/src/components/editor.ts:12:  borderColor: string;'),
+      // A file that is there, named for what it lacks: seen.
+      say('', tsc),
+      answer(tsc, "src/app.ts(3,1): error TS2307: Cannot find module './b' or its corresponding type declarations."),
     ];
     // (Was `packages/tui/src/editor.ts (seen)`: a file that is not there read as one seen.)
     expect(files(messages).split('\n')).toEqual([
+      '- src/app.ts (seen)',
       '- packages/tui/src/components/editor.ts (seen)',
       '- data/in.csv (not found)',
       '- run.py (seen)',

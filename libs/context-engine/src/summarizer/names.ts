@@ -247,9 +247,13 @@ export function filesOfFailure(text: string): string[] {
   return out.size > 0 ? [...out].slice(-20) : filesNamedIn(text);
 }
 
-/** A line that says a file is not there (`No such file or directory`, `cannot access`, `ENOENT`, `does not exist`). */
+/**
+ * A line that says a file is not there (`No such file or directory`, `cannot access`, `ENOENT`, `does not exist`,
+ * `file not found`); not one that names a file that is, for what it lacks (`src/a.ts(3,1): error TS2307: Cannot find
+ * module './b'`, `Cannot find name 'chalk'`).
+ */
 const MISSING_LINE =
-  /\bNo such file or directory\b|\bcannot (?:access|open|stat|find)\b|\bcan't (?:read|open|stat|find)\b|\b(?:does not|doesn't) exist\b|\bENOENT\b|\bnot found\b/i;
+  /\bNo such file or directory\b|\bcannot (?:access|open|stat)\b|\bcan't (?:read|open|stat)\b|\b(?:does not|doesn't) exist\b|\bENOENT\b|\b(?:file|path|directory) not found\b/i;
 
 /**
  * The files an output says are not there (`grep: src/editor.ts: No such file or directory`, `cat: a.py: No such

@@ -63,8 +63,9 @@ export function pageGist(text: string, sent: boolean, max = 200): string | undef
   const named = title ? `page "${oneLine(title, 60)}"` : 'page';
   // What it says, below its last form (a form's labels are no answer), without its scripts and styles.
   const body = /<body\b[^>]*>([\s\S]*)/i.exec(html)?.[1] ?? html;
-  const below = body.slice(body.toLowerCase().lastIndexOf('</form>') + 1 || 0);
-  const said = textOfHtml(below.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/^\/form>/i, ''));
+  const formEnd = body.toLowerCase().lastIndexOf('</form>');
+  const below = formEnd < 0 ? body : body.slice(formEnd + '</form>'.length);
+  const said = textOfHtml(below.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' '));
   if (sent && said !== '') return oneLine(`${named}: ${said}`, max);
   const links = unique([...html.matchAll(/<a\b[^>]*?\bhref\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!.trim())).filter(
     (href) => !/^(?:#|javascript:|mailto:)/i.test(href),
