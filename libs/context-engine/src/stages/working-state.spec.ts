@@ -560,4 +560,39 @@ describe('markerBlock: a working state too large for the span it hides', () => {
     expect(kept).toContain('src/module_5/file_24.ts');
     expect(block.tokensSaved).toBeGreaterThan(0);
   });
+
+  it('over a span already condensed, keeps its most telling lines rather than a bare marker', () => {
+    // Earlier markers stand for the first messages: the task, a failure; their span is a few dozen tokens.
+    const task = 'Add user signup to the API and get CI green.';
+    const originals: ChatMessage[] = [{ role: 'user', content: task }];
+    for (let k = 1; k <= 9; k++) originals.push({ role: k % 2 ? 'assistant' : 'user', content: `turn ${k}` });
+    const state = [
+      WORKING_STATE_HEADING,
+      '## User requests',
+      `- ${task}`,
+      '## Files touched',
+      ...Array.from({ length: 30 }, (_, n) => `- src/routes/part_${String(n).padStart(2, '0')}.ts (read)`),
+      '## Errors seen',
+      '- BashOutput — Error: listen EADDRINUSE: address already in use :::3000 [unresolved]',
+    ].join('\n');
+    const ctx = stageContext(originals, 100_000, { workingStateShare: 1 }, 2_000);
+    const entries: EffectiveEntry[] = [
+      {
+        ...note(`[Context compacted: 6 messages removed to fit the context window]\n${state}`, 0, 5),
+        stage: 'keep-within-budget',
+        tokens: 150,
+      },
+      { ...note('[Earlier conversation history was truncated: 2 messages hidden]', 6, 7), stage: 'sliding-window' },
+      ...originals.slice(8).map((m, k) => original(m, 8 + k)),
+    ];
+    const at = { ...ctx, entries };
+    const bare: ChatMessage = { role: 'system', content: '[Context compacted: 8 messages removed]' };
+    const block = markerBlock(at, 'keep-within-budget', 0, 1, bare)!;
+    const kept = block.edits[0]!.replacement[0]!.content;
+    // (The premise: the whole state would not shrink the span. Was the bare marker: nothing smaller was tried.)
+    expect(ctx.counter.message({ role: 'system', content: state })).toBeGreaterThan(200);
+    expect(kept).toContain(task);
+    expect(kept).toContain('EADDRINUSE');
+    expect(block.tokensSaved).toBeGreaterThan(0);
+  });
 });

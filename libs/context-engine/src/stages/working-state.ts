@@ -254,8 +254,8 @@ export function withWorkingState(
 
 /**
  * A block replacing view entries [i, j] with `bare` (a marker) followed by the working state of what it hides;
- * when that would not shrink the span, a smaller working state (SMALLER_STATES), then the marker and the launches the
- * state lists, else the bare marker alone.
+ * when that would not shrink the span, a smaller working state (SMALLER_STATES), then the marker and the state's most
+ * telling lines with its launches (`compactState`), then the launches alone, else the bare marker alone.
  */
 export function markerBlock(
   ctx: StageContext,
@@ -279,10 +279,14 @@ export function markerBlock(
     const block = makeBlock(ctx, stage, [{ ...edit, replacement: [{ role: 'system', content: smaller }] }]);
     if (block) return block;
   }
+  // Its most telling lines (the task, the newest request, the changes, the newest unresolved error) and its launches:
+  // a span already condensed (earlier markers and notes) is small, and a bare marker over it loses what they held.
+  const compact = compactState(rich.content);
   const launches = launchesKept(rich.content);
-  return (
-    (launches !== ''
-      ? makeBlock(ctx, stage, [{ ...edit, replacement: [{ ...bare, content: `${bare.content}${launches}` }] }])
-      : null) ?? makeBlock(ctx, stage, [{ ...edit, replacement: [bare] }])
-  );
+  for (const kept of new Set([compact, launches]))
+    if (kept !== '') {
+      const block = makeBlock(ctx, stage, [{ ...edit, replacement: [{ ...bare, content: `${bare.content}${kept}` }] }]);
+      if (block) return block;
+    }
+  return makeBlock(ctx, stage, [{ ...edit, replacement: [bare] }]);
 }
