@@ -351,6 +351,36 @@ describe('a note squeezed to the most telling lines of its working state (before
     expect(cut.length).toBeLessThan(shortNote(full, 'state').length);
   });
 
+  it('keeps the task, the newest request, a changed file and the newest unresolved error of a marker together', () => {
+    const state = [
+      '[Context compacted: 18 messages removed]',
+      WORKING_STATE_HEADING,
+      '## User requests',
+      '- Add user signup to the API and get CI green.',
+      '- go on with step 0',
+      '## Files touched',
+      '- src/routes/user.ts (failed edit)',
+      '- src/step0.ts (read)',
+      '## Commands run',
+      '- `gh run view 123` → ok: shows failed: Run npm test',
+      "- `sed -i s/a/b/ src/routes/user.ts` → exit 2: sed: can't read src/routes/user.ts: No such file or directory",
+      '## Errors seen',
+      "- Bash sed -i s/a/b/ src/routes/user.ts — sed: can't read src/routes/user.ts: No such file or directory [unresolved]",
+      '- BashOutput — Error: listen EADDRINUSE: address already in use :::3000 [unresolved]',
+      '## Current state',
+      'step 0 read',
+    ].join('\n');
+    const compact = compactState(state);
+    // (Was without the error: four musts and their headings did not fit 240 characters.)
+    for (const line of [
+      '- Add user signup to the API and get CI green.',
+      '- go on with step 0',
+      '- src/routes/user.ts (failed edit)',
+      '- BashOutput — Error: listen EADDRINUSE: address already in use :::3000 [unresolved]',
+    ])
+      expect(compact).toContain(line);
+  });
+
   it('a later note stacked on it still carries what the bare cut would lose', () => {
     const at = (content: string) =>
       workingStateOf([{ ...note(content, 2, 13), stage: 'keep-within-budget' }], 0, 0, 4000) ?? '';

@@ -57,8 +57,12 @@ const FILES_HEADING = heading('Files touched');
 /** A working state's item line that names a background launch not collected. */
 const isLaunchItem = (line: string): boolean => line.startsWith('- ') && isBackgroundLine(line.slice(2));
 
-/** What a replacement's working state is cut to when its whole would not fit (`compactState`), in characters. */
-export const COMPACT_STATE_CHARS = 240;
+/**
+ * What a replacement's working state is cut to when its whole would not fit (`compactState`), in characters: room for
+ * the task, the newest request, a changed file and the newest unresolved error with their headings (240 left the error
+ * out).
+ */
+export const COMPACT_STATE_CHARS = 320;
 const ONLY_SEEN = /^- .* \(seen\)$/;
 
 /**
