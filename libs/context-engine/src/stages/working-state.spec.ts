@@ -624,5 +624,17 @@ describe('markerBlock: a working state too large for the span it hides', () => {
     expect(kept).toContain(task);
     expect(kept).toContain('EADDRINUSE');
     expect(block.tokensSaved).toBeGreaterThan(0);
+    // A span smaller than the whole compact state: a shorter one, still the task (the trial's marker went bare).
+    const marker = entries[0]!.message.content;
+    const whole = ctx.counter.message({ ...bare, content: `${bare.content}${compactState(marker)}` });
+    const half = ctx.counter.message({
+      ...bare,
+      content: `${bare.content}${compactState(marker, Math.floor(COMPACT_STATE_CHARS / 2))}`,
+    });
+    expect(whole).toBeGreaterThan(half + 10);
+    // (The span: both entries, the second 50 tokens.)
+    const small = [{ ...entries[0]!, tokens: Math.floor((whole + half) / 2) - 50 }, ...entries.slice(1)];
+    const shorter = markerBlock({ ...ctx, entries: small }, 'keep-within-budget', 0, 1, bare)!;
+    expect(shorter.edits[0]!.replacement[0]!.content).toContain(task);
   });
 });

@@ -63,6 +63,8 @@ const isLaunchItem = (line: string): boolean => line.startsWith('- ') && isBackg
  * out).
  */
 export const COMPACT_STATE_CHARS = 320;
+/** The shares of COMPACT_STATE_CHARS a marker over a condensed span tries, largest first. */
+const COMPACT_SHARES = [1, 0.75, 0.5] as const;
 const ONLY_SEEN = /^- .* \(seen\)$/;
 
 /**
@@ -285,9 +287,10 @@ export function markerBlock(
   }
   // Its most telling lines (the task, the newest request, the changes, the newest unresolved error) and its launches:
   // a span already condensed (earlier markers and notes) is small, and a bare marker over it loses what they held.
-  const compact = compactState(rich.content);
+  // (Shorter ones too: a condensed span may be smaller than the whole compact state.)
+  const compact = COMPACT_SHARES.map((share) => compactState(rich.content, Math.floor(COMPACT_STATE_CHARS * share)));
   const launches = launchesKept(rich.content);
-  for (const kept of new Set([compact, launches]))
+  for (const kept of new Set([...compact, launches]))
     if (kept !== '') {
       const block = makeBlock(ctx, stage, [{ ...edit, replacement: [{ ...bare, content: `${bare.content}${kept}` }] }]);
       if (block) return block;
