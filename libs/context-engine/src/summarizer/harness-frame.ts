@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../model/message';
-import { flat } from './text';
+import { flat, taggedText } from './text';
 
 /**
  * How agent harnesses frame what a tool returned, and the text inside: the lines a shell printed without the
@@ -142,7 +142,7 @@ export function unwrappedResult(result: ChatMessage): ChatMessage {
 function backgroundOutput(content: string): string | undefined {
   const status = /^<status>(\w+)<\/status>/.exec(content)?.[1];
   if (status === undefined) return undefined;
-  const tagged = (tag: string) => new RegExp(`<${tag}>\\n?([\\s\\S]*?)\\n?</${tag}>`).exec(content)?.[1]?.trim() ?? '';
+  const tagged = (tag: string) => taggedText(content, tag) ?? '';
   const code = Number(tagged('exit_code') || '0');
   const printed = [tagged('stdout'), tagged('stderr')].filter((x) => x !== '').join('\n');
   return (

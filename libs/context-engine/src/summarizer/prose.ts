@@ -3,6 +3,8 @@
  * ends on. Code (fenced or indented) is not prose.
  */
 
+import { listItemText } from './text';
+
 /** Words that choose (a design, a tool, an order of work): a sentence with one states a decision. */
 const CHOICE =
   /\b(?:decided|decision|instead of|rather than|going with|go with|chose|choosing|opted|switch(?:ed|ing)? to|the plan is|prefer|keep (?:the|it|them|using|both)|agreed|in favou?r of)\b/i;
@@ -116,5 +118,5 @@ export function todoLinesOf(text: string): string[] {
     if (inList && LIST_ITEM.test(line)) out.push(line);
     else if (!LIST_ITEM.test(line)) inList = false;
   }
-  return out.map((l) => l.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').replace(/\*\*/g, ''));
+  return out.map(listItemText);
 }
