@@ -212,6 +212,37 @@ describe('replay on ../shared/data/sessions.jsonl', () => {
     expect(problems).toEqual([]);
   });
 
+  it("a summary's answer waits --summary-lag messages (the summarizer's latency); 0 answers it at once", () => {
+    const session = [...parseTranscripts(data)]
+      .flatMap((p) => (p.ok ? [p.session] : []))
+      .find((s) => s.id.startsWith('pi-'))!;
+    const lag = 10;
+    const asked = (l: number) => {
+      let state = startSession(session, { budgetRatio: 0.25 });
+      const tally = newTally();
+      const waits: number[] = [];
+      let open: { id: string; at: number } | undefined;
+      session.messages.forEach((m, i) => {
+        state = appendAndCompact(state, m, tally, undefined, l);
+        const id = state.pendingSummary?.requestId;
+        if (open && open.id !== id) {
+          waits.push(i - open.at);
+          open = undefined;
+        }
+        if (id && !open) open = { id, at: i };
+      });
+      return { waits, completed: tally.completed };
+    };
+    const now = asked(0);
+    expect(now.waits).toEqual([]); // never left pending after a step
+    expect(now.completed).toBeGreaterThan(0);
+    const later = asked(lag);
+    expect(later.completed).toBeGreaterThan(0);
+    // Each answered after exactly `lag` more messages (one superseded earlier would wait less: none here).
+    expect(later.waits.length).toBeGreaterThanOrEqual(later.completed);
+    expect(later.waits.every((w) => w === lag)).toBe(true);
+  });
+
   it('records the effective history at each user message with --every-turn', () => {
     const lines = [...parseTranscripts(data)].flatMap((p) => (p.ok ? [p.session] : []));
     const session = lines.find((s) => s.id.startsWith('claude-code:0ccf1a04') && !s.id.includes('/'))!;

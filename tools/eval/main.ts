@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import Table from 'cli-table3';
 import { Command, InvalidArgumentError } from 'commander';
-import { parseOrExitCode, positiveInt, ratioUpTo } from '../cli';
+import { nonNegativeInt, parseOrExitCode, positiveInt, ratioUpTo } from '../cli';
 import { evaluateWithModelDigests, type ModelDigestReport } from './model-digests';
 import { FACT_KINDS, evaluateText, type RetentionReport } from './retention';
 
@@ -87,6 +87,12 @@ async function main(argv: readonly string[]): Promise<number> {
     .option('--one-turn', 'make each session one long user turn (later user messages dropped): the in-turn path', false)
     .option('--min-messages <n>', 'skip sessions with fewer messages', positiveInt('--min-messages'), 10)
     .option(
+      '--summary-lag <n>',
+      "messages the agent appends while a summary is written (the summarizer's latency; default 0: answered at once)",
+      nonNegativeInt('--summary-lag'),
+      0,
+    )
+    .option(
       '--digest-model <model.gguf>',
       "digest summaries on, answered by this local model (SUMMARIZER_PROVIDER=local's code path): one call per request, slow",
     )
@@ -109,6 +115,7 @@ async function main(argv: readonly string[]): Promise<number> {
     minMessages: number;
     cuts?: number[];
     oneTurn: boolean;
+    summaryLag: number;
     digestModel?: string;
     threads: number;
     maxSessions?: number;
@@ -127,6 +134,7 @@ async function main(argv: readonly string[]): Promise<number> {
     minMessages: o.minMessages,
     ...(o.cuts ? { cuts: o.cuts } : {}),
     ...(o.oneTurn ? { oneTurn: true } : {}),
+    ...(o.summaryLag > 0 ? { summaryLag: o.summaryLag } : {}),
     ...(o.provider ? { provider: o.provider } : {}),
     ...(o.model ? { model: o.model } : {}),
   };

@@ -31,6 +31,7 @@ interface CliOptions {
   maxOutputTokens?: number;
   budgetRatio?: number;
   everyTurn?: boolean;
+  summaryLag: number;
   tokenizer?: 'estimate' | 'exact';
   out?: string;
   progress: boolean;
@@ -66,6 +67,12 @@ function main(argv: readonly string[]): number {
       ratio,
     )
     .option('--every-turn', 'also record the effective history at each user message', false)
+    .option(
+      '--summary-lag <n>',
+      "messages the agent appends while a summary is written (the summarizer's latency; default 0: answered at once)",
+      nonNegativeInt('--summary-lag'),
+      0,
+    )
     .addOption(new Option('--tokenizer <kind>', 'token counting').choices(['estimate', 'exact']).default('estimate'))
     .option('-o, --out <report.json>', 'write the JSON report here (default: stdout)')
     .option('--no-progress', 'no progress bar')
@@ -93,6 +100,7 @@ function main(argv: readonly string[]): number {
     ...(o.maxOutputTokens !== undefined ? { maxOutputTokens: o.maxOutputTokens } : {}),
     ...(o.budgetRatio !== undefined ? { budgetRatio: o.budgetRatio } : {}),
     ...(o.everyTurn ? { everyTurn: true } : {}),
+    ...(o.summaryLag > 0 ? { summaryLag: o.summaryLag } : {}),
     ...(o.tokenizer && o.tokenizer !== 'estimate' ? { tokenizer: o.tokenizer } : {}),
   };
 

@@ -69,6 +69,12 @@ export interface ReplayOptions {
    */
   readonly digestSummaries?: boolean;
   readonly digestAnswers?: ReadonlyMap<string, DigestAnswer>;
+  /**
+   * Messages appended after a summary request before its answer comes (0, the default: at once). The service's
+   * summaries take a model's time, and the agent goes on meanwhile: the engine compacts without the summary and the
+   * answer then lands on a view that moved on.
+   */
+  readonly summaryLag?: number;
 }
 
 /** A model's answer to a digest summary request: its summary and who wrote it, or why it failed. */
@@ -314,6 +320,8 @@ interface Tally {
   rejected: number;
   failed: number;
   refusals: Record<string, number>;
+  /** Where (the number of originals) each summary request still unanswered was made (ReplayOptions.summaryLag). */
+  askedAt: Map<string, number>;
 }
 
 /** Safety bound on summary round-trips per decision (a stale range is asked again at most a few times). */
@@ -366,19 +374,25 @@ function run(state: SessionState, command: SessionCommand, tally: Tally, superse
 }
 
 /**
- * One replay step: append the message, decide(Compact auto), answer summary requests offline, and a digest
- * summary request from `answers` when it has one (else it stays pending and is listed as unanswered).
+ * One replay step: append the message, decide(Compact auto), answer summary requests offline (once `lag` messages
+ * came after the request), and a digest summary request from `answers` when it has one (else it stays pending and is
+ * listed as unanswered).
  */
 export function appendAndCompact(
   state: SessionState,
   message: ChatMessage,
   tally: Tally = newTally(),
   answers?: ReadonlyMap<string, DigestAnswer>,
+  lag = 0,
 ): SessionState {
   state = evolve(state, { type: 'MessageAppended', data: { position: state.originals.length, message } });
   state = run(state, { type: 'Compact', data: { trigger: 'auto' } }, tally);
   for (let round = 0; state.pendingSummary && round < MAX_SUMMARY_ROUNDS; round++) {
     const request = state.pendingSummary;
+    const asked = tally.askedAt.get(request.requestId) ?? state.originals.length;
+    tally.askedAt.set(request.requestId, asked);
+    if (state.originals.length - asked < lag) break;
+    tally.askedAt.delete(request.requestId);
     const summary = summarizeDeterministic({ messages: request.messages, previousSummary: request.previousSummary });
     state = run(
       state,
@@ -410,6 +424,7 @@ export const newTally = (): Tally => ({
   rejected: 0,
   failed: 0,
   refusals: {},
+  askedAt: new Map(),
 });
 
 /** A fresh engine state configured for `session` under `options`. */
@@ -540,7 +555,7 @@ export function replaySession(session: TranscriptSession, options: ReplayOptions
   for (const message of session.messages) {
     meter.beforeMessage(state, message);
     const compactionsBefore = tally.compactions;
-    state = appendAndCompact(state, message, tally, options.digestAnswers);
+    state = appendAndCompact(state, message, tally, options.digestAnswers, options.summaryLag);
     if (message.role === 'assistant') calls++;
     const compacted = tally.compactions > compactionsBefore;
     if (compacted) compactedAt.push(calls);
