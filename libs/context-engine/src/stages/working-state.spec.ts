@@ -115,7 +115,7 @@ describe('workingStateOf over entries the squeeze cut, given the original messag
     ];
     expect(workingStateOf(entries, 0, 1, 4000)).not.toContain('src/parser.ts');
     const state = workingStateOf(entries, 0, 1, 4000, originals)!;
-    expect(state).toContain('src/parser.ts (write)');
+    expect(state).toContain('src/parser.ts (write; changed parse)');
     expect(state).toMatch(/npm test -- parser` → (?:error|tests 1 failed)/);
   });
 
@@ -143,7 +143,7 @@ describe('workingStateOf over entries the squeeze cut, given the original messag
       4,
     );
     const expanded = workingStateOf([squeezed, original(originals[5]!, 5)], 0, 1, 4000, originals)!;
-    expect(expanded).toContain('src/parser.ts (write)');
+    expect(expanded).toContain('src/parser.ts (write; changed parse)');
   });
 });
 

@@ -81,6 +81,52 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
+  it("a changed file's line names what its changes wrote, the latest three; a refused change none; read back from a summary", () => {
+    const write = call('Write', {
+      file_path: 'src/theme.ts',
+      content: 'export const DEFAULT_THEME = {};\nexport function setTheme(name) {}\nfunction loadTheme() {}\n',
+    });
+    const edit = call('Edit', {
+      file_path: 'src/theme.ts',
+      old_string: 'x',
+      new_string: 'export class ThemeRegistry {}',
+    });
+    const refused = call('Edit', {
+      file_path: 'src/text.ts',
+      old_string: 'y',
+      new_string: 'function neverApplied() {}',
+    });
+    const first = summarizeDeterministic({
+      messages: [
+        ask('Add themes.'),
+        say('Calling `setTheme()` reloads it.', write),
+        answer(write, 'File created successfully at: src/theme.ts'),
+        say('', edit),
+        answer(edit, 'The file src/theme.ts has been updated.'),
+        say('', refused),
+        answer(refused, '<tool_use_error>String to replace not found in file.</tool_use_error>'),
+      ],
+      maxChars: 4000,
+    });
+    // The latest three (the write's first, DEFAULT_THEME, went for the edit's class); as the text says it (`setTheme()`).
+    expect(first.sections.filesTouched).toEqual([
+      'src/theme.ts (write, edit; changed setTheme(), loadTheme, ThemeRegistry)',
+      'src/text.ts (failed edit)',
+    ]);
+    // Not listed again among the symbols.
+    expect(first.sections.codeSymbols).not.toEqual(expect.arrayContaining(['setTheme()']));
+    expect(first.sections.codeSymbols).not.toEqual(expect.arrayContaining(['ThemeRegistry']));
+    const again = call('Edit', { file_path: 'src/theme.ts', old_string: 'z', new_string: 'function applyTheme() {}' });
+    const next = summarizeDeterministic({
+      messages: [say('', again), answer(again, 'The file src/theme.ts has been updated.')],
+      previousSummary: first.text,
+      maxChars: 4000,
+    });
+    expect(next.sections.filesTouched).toContain(
+      'src/theme.ts (write, edit×2; changed loadTheme, ThemeRegistry, applyTheme)',
+    );
+  });
+
   it('a file a command deleted is a file touched (deleted), listed with the changed ones', () => {
     const del = call('run_shell_command', { command: 'del App\\Class1.cs' });
     const rm = call('bash', { command: 'git rm -q docs/old.md && rm -f /tmp/scratch.py' });
@@ -1396,9 +1442,10 @@ describe('real sessions', () => {
     // lines stopped saying the message twice); 19 since copies are read (`cp main.ts main-new.ts` writes
     // main-new.ts: the longer lines leave fuzzy.ts, seen in a listing, out); 18 since the findings the agent states are
     // kept beside its decisions (they take room a file only seen in a listing had); 19 since hopes and next steps
-    // (`This should fix …`) are no decisions (the room they took holds a file again). The 6 missing are left out by
-    // the budget (files only seen in listings).
-    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 19, of: 25 });
+    // (`This should fix …`) are no decisions (the room they took holds a file again); 16 since a changed file's line
+    // names what its changes wrote (`(edit×4, read×3; changed getColorMode, …)`: longer lines, three files fewer). The
+    // 9 missing are left out by the budget (files listed last: only seen in listings).
+    expect(overlap(c1.summary, r.sections.filesTouched.join('\n'))).toEqual({ hit: 16, of: 25 });
   });
 
   it('every session: the older 70% summarizes smaller than itself, deterministically, within its budget', () => {

@@ -29,6 +29,7 @@ import {
   filesNamedIn,
   filesOfFailure,
   listsFiles,
+  namesChangedBy,
   namesOfCall,
   symbolName,
 } from './names';
@@ -227,6 +228,8 @@ interface FileEntry {
   rank: number;
   /** Its latest change (`write`, `edit`, `delete`): whether a deleted file was made again after. */
   lastChange?: string;
+  /** What its changes wrote there, by name (`namesChangedBy`), the latest last, at most CHANGED_NAMES. */
+  changed?: string[];
 }
 interface CommandEntry {
   readonly command: string;
@@ -277,7 +280,9 @@ const SECTION_KEY: Readonly<Record<string, keyof SummarySections>> = Object.from
 );
 const HEADING = /^\s*(?:#{1,6}\s*)?(?:\*\*)?\s*([A-Za-z ]+?)\s*(?:\*\*)?\s*:?\s*(?:\*\*)?\s*$/;
 const OMITTED_LINE = /^\(\+(\d+) more omitted\)$/;
-const FILE_LINE = /^(.*?) \(([^()]*)\)$/;
+const FILE_LINE = /^(.*?) \(((?:[^()]|\(\))*)\)$/;
+/** Between a file's actions and the names its changes wrote: `src/a.ts (edit×2; changed parse, Lexer)`. */
+const CHANGED_LEAD = '; changed ';
 /**
  * A Commands run line: `` `cmd` ×N → earlier: …; last: … `` (command, count, latest outcome, the differing one before);
  * the command ends at the first backtick the rest can follow (an outcome may quote code: `` cannot find value `x` ``).
@@ -394,10 +399,17 @@ function absorbPrevious(model: Model, text: string): boolean {
           const fileRank = base - j;
           const m = FILE_LINE.exec(item);
           if (!m) return touchFile(model, item, 'touched', fileRank);
-          for (const part of m[2].split(',')) {
+          const [actions, changed] = m[2].split(CHANGED_LEAD);
+          for (const part of actions!.split(',')) {
             const a = /^\s*(.+?)(?:×(\d+))?\s*$/.exec(part);
             if (a) touchFile(model, m[1], a[1], fileRank, Number(a[2] ?? 1));
           }
+          const entry = model.files.get(m[1]);
+          if (entry && changed)
+            noteChanged(
+              entry,
+              changed.split(', ').map((n) => n.replace(/\(\)$/, '')),
+            );
           return;
         }
         case 'commandsRun': {
@@ -743,10 +755,32 @@ function failReads(model: Model, activity: ToolActivity, output: string): void {
   }
 }
 
-/** The changes a call made, at its rank; `failed`: refused as a whole (`failed edit`: the file is as it was). */
-function touchChanges(model: Model, call: { activity: ToolActivity; rank: number }, failed: boolean): void {
-  for (const f of call.activity.files)
-    if (changesFile(f.action)) touchFile(model, f.path, failed ? `failed ${f.action}` : f.action, call.rank);
+/**
+ * The changes a call made, at its rank, and what it wrote there by name; `failed`: refused as a whole (`failed edit`:
+ * the file is as it was).
+ */
+function touchChanges(
+  model: Model,
+  call: { call: ToolCall; activity: ToolActivity; rank: number },
+  failed: boolean,
+): void {
+  for (const f of call.activity.files) {
+    if (!changesFile(f.action)) continue;
+    touchFile(model, f.path, failed ? `failed ${f.action}` : f.action, call.rank);
+  }
+  if (failed) return;
+  for (const [path, names] of namesChangedBy(call.call, call.activity)) {
+    const entry = model.files.get(path);
+    if (entry) noteChanged(entry, names);
+  }
+}
+
+/** How many names of what its changes wrote a file's line keeps (the latest). */
+const CHANGED_NAMES = 3;
+function noteChanged(entry: FileEntry, names: readonly string[]): void {
+  const fresh = names.filter((n) => symbolName(n) !== undefined).slice(0, CHANGED_NAMES);
+  if (fresh.length === 0) return;
+  entry.changed = [...(entry.changed ?? []).filter((n) => !fresh.includes(n)), ...fresh].slice(-CHANGED_NAMES);
 }
 
 /** Pending lines of work left running rank above all others: a lost id cannot be found again. */
@@ -785,14 +819,15 @@ const ACTION_ORDER = ['write', 'edit', 'delete', 'read'];
  * file is gone: `write, delete`), before them when the file was made again after it (`delete, write`): the order a
  * reader takes for time.
  */
-function formatFile(f: FileEntry): string {
+function formatFile(f: FileEntry, symbolText: (name: string) => string = (name) => name): string {
   const order = f.lastChange === 'delete' ? ACTION_ORDER : ['delete', ...ACTION_ORDER.filter((a) => a !== 'delete')];
   const actions = [...f.counts.entries()].sort(([a], [b]) => {
     const ia = order.indexOf(a);
     const ib = order.indexOf(b);
     return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || (a < b ? -1 : a > b ? 1 : 0);
   });
-  return `${f.path} (${actions.map(([a, n]) => (n > 1 ? `${a}×${n}` : a)).join(', ')})`;
+  const changed = f.changed?.length ? `${CHANGED_LEAD}${f.changed.map(symbolText).join(', ')}` : '';
+  return `${f.path} (${actions.map(([a, n]) => (n > 1 ? `${a}×${n}` : a)).join(', ')}${changed})`;
 }
 /** An outcome that is the line of a commit git made (`ok: [main 1a2b3c4] Fix the parser`, or without its subject). */
 const COMMITTED = /^ok: (\[[\w./-]+(?: \([\w -]+\))? [0-9a-f]{7,40}\])(?: (.*))?$/;
@@ -844,15 +879,18 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
     (a, b) => writes(a) - writes(b) || total(b) - total(a) || b.rank - a.rank || (a.path < b.path ? -1 : 1),
   );
   const errors = model.errors.byPriority();
+  // A name a file's line says its changes wrote is not listed again among the symbols (as it was written: `render()`).
+  const onFileLines = new Set(files.flatMap((f) => f.changed ?? []));
+  const symbolText = (name: string): string => model.symbols.get(name)?.text ?? name;
   return {
     userRequests: requestsByPriority(model.requests).map((r) => ({
       text: r.text,
       order: r.rank,
       ...(r.longer && { longer: r.longer }),
     })),
-    filesTouched: files.map((f, i) => ({ text: formatFile(f), order: i })),
+    filesTouched: files.map((f, i) => ({ text: formatFile(f, symbolText), order: i })),
     codeSymbols: [...model.symbols.entries()]
-      .filter(([name]) => !model.toolWords.has(name))
+      .filter(([name]) => !model.toolWords.has(name) && !onFileLines.has(name))
       .map(([, x]) => x)
       .sort((a, b) => b.count - a.count || b.rank - a.rank || (a.text < b.text ? -1 : 1))
       .map((x, i) => ({ text: x.text, order: i })),
@@ -927,11 +965,16 @@ function renameFile(files: Map<string, FileEntry>, from: string, to: string): vo
   const entry = files.get(from);
   if (!entry || from === to) return;
   const target = files.get(to);
-  if (target) {
-    for (const [action, n] of entry.counts) target.counts.set(action, (target.counts.get(action) ?? 0) + n);
-    target.rank = Math.max(target.rank, entry.rank);
-  } else files.set(to, { ...entry, path: to });
+  if (target) mergeInto(target, entry);
+  else files.set(to, { ...entry, path: to });
   files.delete(from);
+}
+
+/** One file's entry taken into another's (the same file under two names). */
+function mergeInto(target: FileEntry, entry: FileEntry): void {
+  for (const [action, n] of entry.counts) target.counts.set(action, (target.counts.get(action) ?? 0) + n);
+  target.rank = Math.max(target.rank, entry.rank);
+  noteChanged(target, entry.changed ?? []);
 }
 
 /** An absolute path: `/repo/a.ts`, or on Windows `C:\repo\a.ts` (`C:/repo/a.ts`). */
@@ -952,8 +995,7 @@ function mergeRelativeIntoAbsolute(files: Map<string, FileEntry>): void {
     if (matches.length !== 1) continue;
     const target = files.get(matches[0]);
     if (!target) continue;
-    for (const [action, n] of entry.counts) target.counts.set(action, (target.counts.get(action) ?? 0) + n);
-    target.rank = Math.max(target.rank, entry.rank);
+    mergeInto(target, entry);
     files.delete(path);
   }
 }

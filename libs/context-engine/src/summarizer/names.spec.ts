@@ -1,6 +1,15 @@
 import { newCall } from '../testing/fixtures';
 import { summarizeDeterministic } from './deterministic-summarizer';
-import { filesInListing, filesNamedIn, filesOfFailure, listsFiles, namesOfCall, symbolName } from './names';
+import {
+  filesInListing,
+  filesNamedIn,
+  filesOfFailure,
+  listsFiles,
+  namesChangedBy,
+  namesOfCall,
+  symbolName,
+} from './names';
+import { toolActivity } from './tool-activity';
 
 const noFiles = () => ({ command: undefined, files: [] });
 const shell = (command: string) => ({ command, files: [] });
@@ -75,6 +84,60 @@ describe('what a text or a call names', () => {
       'that',
       'loadSession',
     ]);
+  });
+
+  it("namesChangedBy: what a change wrote, by file — an edit tool's new text, each file of a patch, a MultiEdit, a range edit", () => {
+    const changed = (name: string, args: object, opened?: string) => {
+      const c = { id: 'c', name, arguments: JSON.stringify(args) };
+      return Object.fromEntries(namesChangedBy(c, toolActivity(c, opened ? { openedEarlier: () => opened } : {})));
+    };
+    // Declarations, first ones first; not a block's locals (`const lines`, `const cachedWidth`), not an import's names.
+    expect(
+      changed('Edit', {
+        file_path: 'src/text.ts',
+        old_string: 'render() {',
+        new_string:
+          "import { type Component, Theme } from './theme';\nexport const DEFAULT_WIDTH = 80;\n  invalidate(): void {\n    const cachedWidth = 3;\n  }\n\n  render(width: number): string[] {\n",
+      }),
+    ).toEqual({ 'src/text.ts': ['DEFAULT_WIDTH', 'invalidate', 'render'] });
+    expect(
+      changed('MultiEdit', {
+        file_path: 'src/a.py',
+        edits: [
+          { old_string: 'a', new_string: 'def parse_header(line):\n    pass' },
+          { old_string: 'b', new_string: 'class Lexer:\n    pass' },
+        ],
+      }),
+    ).toEqual({ 'src/a.py': ['parse_header', 'Lexer'] });
+    // A patch: each file its added lines (`-` lines are what was there), a document's none.
+    const patch = [
+      '*** Begin Patch',
+      '*** Update File: src/parser.py',
+      '-def old():',
+      '+def parse_header(line):',
+      '*** Add File: src/lexer.py',
+      '+class Lexer:',
+      '+def tokenize(text):',
+      '*** Update File: README.md',
+      '+def not_code():',
+      '*** End Patch',
+    ].join('\n');
+    expect(changed('shell', { command: ['apply_patch', patch] })).toEqual({
+      'src/parser.py': ['parse_header'],
+      'src/lexer.py': ['Lexer', 'tokenize'],
+    });
+    // SWE-agent's range edit of the file open.
+    expect(
+      changed(
+        'bash',
+        { command: 'edit 100:102\n    def _serialize(self, value):\n        return 1\nend_of_edit' },
+        'src/fields.py',
+      ),
+    ).toEqual({ 'src/fields.py': ['_serialize'] });
+    // A read, a document, a call on two files without a patch: nothing.
+    expect(changed('Read', { file_path: 'src/a.py' })).toEqual({});
+    expect(changed('Write', { file_path: 'NOTES.md', content: 'function x() {}' })).toEqual({});
+    expect(changed('bash', { command: 'sed -i s/a/b/ a.ts b.ts' })).toEqual({});
   });
 
   it('listsFiles tells a listing command or tool from others', () => {

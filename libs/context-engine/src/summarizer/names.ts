@@ -63,6 +63,106 @@ const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', '
 /** Documents in prose: "a class that …", "the type of …" in them declare nothing. */
 const PROSE_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
 
+/** A name the code a call writes declares; `local`: a variable declared inside a block (indented). */
+interface Declaration {
+  readonly name: string;
+  readonly local: boolean;
+}
+
+function declarations(args: Record<string, unknown>, activity: Pick<ToolActivity, 'files'>): Declaration[] {
+  const { files } = activity;
+  const writesProse = files.length > 0 && files.every((f) => PROSE_FILE.test(f.path));
+  if (writesProse) return [];
+  // (And the bodies of a list of edits: Claude Code's MultiEdit `edits: [{ old_string, new_string }, …]`.)
+  const lists = Object.values(args).flatMap((v) =>
+    Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object') : [],
+  );
+  return [args, ...lists].flatMap((o) =>
+    BODY_ARGS.flatMap((key) => {
+      const body = o[key];
+      return typeof body === 'string' ? declarationsIn(body) : [];
+    }),
+  );
+}
+
+function declarationsIn(body: string): Declaration[] {
+  const out: Declaration[] = [];
+  const code = wholeLines(body.slice(0, 20_000));
+  for (const m of code.matchAll(DECLARATION)) {
+    const name = m[1] ?? m[2] ?? m[3];
+    const local = m[2] !== undefined && /^\s/.test(m[0]);
+    // A local variable with a plain word for a name (`lines`, `text`) is no symbol worth keeping.
+    if (local && !CODE_LIKE.test(m[2]!)) continue;
+    // A comment's prose declares nothing (`/// This function uses …`, `# the class of …`).
+    const before = m[1] ? code.slice(code.lastIndexOf('\n', m.index) + 1, m.index).replace(/\/\*.*?\*\//g, '') : '';
+    if (IN_COMMENT.test(before)) continue;
+    // An import names what is declared elsewhere (`import { type Component, Foo }`, `import type { … }`).
+    if (m[1] && (/\bimport\b/.test(before) || listedNext(code, m.index + m[0].length))) continue;
+    if (name && !KEYWORDS.has(name)) out.push({ name, local });
+  }
+  return out;
+}
+
+const LISTED_NEXT = /\s*[,}]/y;
+/** The text at `at` goes on with a list's `,` or `}`: the name before is one of an import's (`type A, B }`). */
+const listedNext = (code: string, at: number): boolean => {
+  LISTED_NEXT.lastIndex = at;
+  return LISTED_NEXT.test(code);
+};
+
+/** A patch's file header: Codex's `*** Update File: src/a.ts`, a unified diff's `+++ b/src/a.ts`. */
+const PATCH_FILE_HEADER = /^(?:\*\*\* (?:Add|Update) File: (.+)|\+\+\+ (?:b\/)?(.+?)(?:\t.*)?)$/;
+/** SWE-agent's range edit: `edit 5:10`, the new lines, `end_of_edit`. */
+const RANGE_EDIT_BODY = /^\s*edit(?: \d+:\d+)?[ \t]*\n([\s\S]*?)^end_of_edit\b/m;
+
+/** The lines a patch adds, by the file its headers name. */
+function addedLinesByFile(patch: string): Map<string, string> {
+  const out = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const line of patch.slice(0, 50_000).split('\n')) {
+    const header = PATCH_FILE_HEADER.exec(line);
+    if (header) {
+      const path = (header[1] ?? header[2])!.trim();
+      current = out.get(path) ?? [];
+      out.set(path, current);
+    } else if (line.startsWith('*** ') || line.startsWith('--- ')) current = undefined;
+    else if (current && line.startsWith('+')) current.push(line.slice(1));
+  }
+  return new Map([...out].map(([path, lines]) => [path, lines.join('\n')]));
+}
+
+/**
+ * What a call that changes files wrote there, by name and by file: the functions, classes, types and top-level
+ * constants its new text declares (not a block's local variables), first ones first, each once. The new text is an
+ * editing tool's (`new_string`, `content` … of its one file), a patch's added lines (per file its headers name:
+ * Codex's apply_patch, a unified diff in a heredoc) or SWE-agent's range edit (of the file open).
+ */
+export function namesChangedBy(
+  call: { name: string; arguments: string },
+  activity: Pick<ToolActivity, 'files' | 'script'>,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const add = (path: string, found: readonly Declaration[]) => {
+    const names = found.flatMap((d) => (d.local ? [] : [d.name]));
+    if (names.length > 0) out.set(path, [...new Set([...(out.get(path) ?? []), ...names])]);
+  };
+  const args = parseToolArguments(call.arguments) ?? {};
+  const changed = activity.files.filter((f) => f.action === 'edit' || f.action === 'write');
+  // (A patch is an argument, or a word of a command given as a list: Codex's `["apply_patch", "*** Begin Patch…"]`.)
+  const texts = Object.values(args).flatMap((v) => (Array.isArray(v) ? v : [v]));
+  for (const v of texts) {
+    if (typeof v !== 'string' || !(v.includes('*** ') || v.includes('+++ '))) continue;
+    for (const [path, added] of addedLinesByFile(v))
+      if (changed.some((f) => f.path === path) && !PROSE_FILE.test(path)) add(path, declarationsIn(added));
+  }
+  if (out.size > 0) return out;
+  if (changed.length !== 1) return out;
+  const range = RANGE_EDIT_BODY.exec(activity.script ?? '');
+  const path = changed[0]!.path;
+  add(path, range ? (PROSE_FILE.test(path) ? [] : declarationsIn(range[1]!)) : declarations(args, activity));
+  return out;
+}
+
 /**
  * Names a call defines (in the code it writes: not in a document it writes) or searches for (its pattern, a grep's
  * first operand), in order.
@@ -71,24 +171,9 @@ export function namesOfCall(
   call: { name: string; arguments: string },
   activity: Pick<ToolActivity, 'command' | 'files' | 'webLookup'>,
 ): string[] {
-  const { command, files } = activity;
-  const names: string[] = [];
+  const { command } = activity;
   const args = parseToolArguments(call.arguments) ?? {};
-  const writesProse = files.length > 0 && files.every((f) => PROSE_FILE.test(f.path));
-  for (const key of writesProse ? [] : BODY_ARGS) {
-    const body = args[key];
-    if (typeof body !== 'string') continue;
-    const code = wholeLines(body.slice(0, 20_000));
-    for (const m of code.matchAll(DECLARATION)) {
-      const name = m[1] ?? m[2] ?? m[3];
-      // A local variable with a plain word for a name (`lines`, `text`) is no symbol worth keeping.
-      if (m[2] && /^\s/.test(m[0]) && !CODE_LIKE.test(m[2])) continue;
-      // A comment's prose declares nothing (`/// This function uses …`, `# the class of …`).
-      const before = m[1] ? code.slice(code.lastIndexOf('\n', m.index) + 1, m.index).replace(/\/\*.*?\*\//g, '') : '';
-      if (IN_COMMENT.test(before)) continue;
-      if (name && !KEYWORDS.has(name)) names.push(name);
-    }
-  }
+  const names = declarations(args, activity).map((d) => d.name);
   // A web search's query is prose: only its names of code (`findMany`), not its words.
   const web = activity.webLookup === true;
   for (const key of PATTERN_ARGS) {

@@ -46,12 +46,17 @@ describe('code symbols: the code, not the language or the agent', () => {
       ),
       ...step(call('search_dir', { search_term: 'str int float' }), 'No matches found'),
     ];
-    const symbols = digest(messages).codeSymbols.map((s) => s.replace(/\(\)$/, ''));
-    expect(symbols).toEqual(
-      expect.arrayContaining(['get_pixeldata', 'convert_pixel_data', 'PixelHandler', 'needs_pixel_representation']),
+    const sections = digest(messages);
+    const symbols = sections.codeSymbols.map((s) => s.replace(/\(\)$/, ''));
+    // What the edit wrote is named on its file's line (and not again among the symbols).
+    expect(sections.filesTouched).toContain(
+      '/repo/pkg/numpy_handler.py (edit, seen; changed PixelHandler, get_pixeldata(), needs_pixel_representation)',
     );
+    expect(symbols).toEqual(expect.arrayContaining(['convert_pixel_data']));
+    for (const named of ['get_pixeldata', 'PixelHandler', 'needs_pixel_representation'])
+      expect(symbols).not.toContain(named);
     for (const noise of ['def', 'class', 'self', 'None', 'float', 'int', 'str', 'return', 'lines'])
-      expect(symbols).not.toContain(noise);
+      expect([...symbols, ...sections.filesTouched].join('\n')).not.toMatch(new RegExp(`\\b${noise}\\b`));
     for (const tool of ['find_file', 'str_replace_editor', 'bash', 'search_dir', 'grep'])
       expect(symbols).not.toContain(tool);
   });
