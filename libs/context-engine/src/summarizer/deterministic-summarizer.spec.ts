@@ -81,7 +81,7 @@ describe('summarizeDeterministic', () => {
     ]);
   });
 
-  it("a changed file's line names what its changes wrote, the latest three; a refused change none; read back from a summary", () => {
+  it("a changed file's line names what its changes wrote, the latest three; a refused change none, listed before reads; read back", () => {
     const write = call('Write', {
       file_path: 'src/theme.ts',
       content: 'export const DEFAULT_THEME = {};\nexport function setTheme(name) {}\nfunction loadTheme() {}\n',
@@ -96,6 +96,7 @@ describe('summarizeDeterministic', () => {
       old_string: 'y',
       new_string: 'function neverApplied() {}',
     });
+    const util = call('Read', { file_path: 'src/util.ts' });
     const first = summarizeDeterministic({
       messages: [
         ask('Add themes.'),
@@ -105,13 +106,19 @@ describe('summarizeDeterministic', () => {
         answer(edit, 'The file src/theme.ts has been updated.'),
         say('', refused),
         answer(refused, '<tool_use_error>String to replace not found in file.</tool_use_error>'),
+        say('', util),
+        answer(util, 'export const clamp = 1;'),
+        say('', util),
+        answer(util, 'export const clamp = 1;'),
       ],
       maxChars: 4000,
     });
     // The latest three (the write's first, DEFAULT_THEME, went for the edit's class); as the text says it (`setTheme()`).
+    // A file a change of failed comes before the ones read (what the work is about and is not done).
     expect(first.sections.filesTouched).toEqual([
       'src/theme.ts (write, edit; changed setTheme(), loadTheme, ThemeRegistry)',
       'src/text.ts (failed edit)',
+      'src/util.ts (read×2)',
     ]);
     // Not listed again among the symbols.
     expect(first.sections.codeSymbols).not.toEqual(expect.arrayContaining(['setTheme()']));

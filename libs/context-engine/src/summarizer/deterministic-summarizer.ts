@@ -766,7 +766,7 @@ function touchChanges(
 ): void {
   for (const f of call.activity.files) {
     if (!changesFile(f.action)) continue;
-    touchFile(model, f.path, failed ? `failed ${f.action}` : f.action, call.rank);
+    touchFile(model, f.path, failed ? `${FAILED_LEAD}${f.action}` : f.action, call.rank);
   }
   if (failed) return;
   for (const [path, names] of namesChangedBy(call.call, call.activity)) {
@@ -775,6 +775,8 @@ function touchChanges(
   }
 }
 
+/** A change refused as a whole is recorded as `failed edit` (`failed write`, …): the file is as it was. */
+const FAILED_LEAD = 'failed ';
 /** How many names of what its changes wrote a file's line keeps (the latest). */
 const CHANGED_NAMES = 3;
 function noteChanged(entry: FileEntry, names: readonly string[]): void {
@@ -871,8 +873,14 @@ function candidates(model: Model): Record<ListKey, Candidate[]> {
   for (const [rel, abs] of model.absoluteOf) renameFile(model.files, rel, abs);
   mergeRelativeIntoAbsolute(model.files);
   dropSeenFragments(model.files);
-  // Changed files first, then the ones opened, then the ones only seen in a listing or a search.
-  const writes = (f: FileEntry) => ([...f.counts.keys()].some(isChange) ? 0 : onlyNamed(f) ? 2 : 1);
+  // Changed files first, then the ones a change of failed (what the work is about, not done yet), then the ones
+  // opened, then the ones only seen in a listing or a search.
+  const writes = (f: FileEntry) => {
+    const actions = [...f.counts.keys()];
+    if (actions.some(isChange)) return 0;
+    if (actions.some((a) => a.startsWith(FAILED_LEAD) && isChange(a.slice(FAILED_LEAD.length)))) return 1;
+    return onlyNamed(f) ? 3 : 2;
+  };
   const total = (f: FileEntry) =>
     [...f.counts.entries()].reduce((a, [k, n]) => a + (k === SEEN || k === NOT_FOUND ? 0 : n), 0);
   const files = [...model.files.values()].sort(
