@@ -147,6 +147,38 @@ describe('workingStateOf over entries the squeeze cut, given the original messag
   });
 });
 
+describe('workingStateOf over a condensed entry that carries a request cut short', () => {
+  const task =
+    'Add rate limiting (5 requests a minute per IP) to the signup route in src/routes/user.ts and make the e2e tests pass.';
+  const read = newCall('Read', { file_path: 'src/routes/user.ts' });
+  const originals: ChatMessage[] = [
+    { role: 'user', content: task },
+    say('', read),
+    answer(read, 'export const router = 1;'),
+    { role: 'user', content: 'go on with step 1' },
+  ];
+  // An earlier marker over [0, 2], its state cut small: the task cut to its first words.
+  const earlier = note(
+    `[Context compacted: 3 messages removed to fit the context window]\n${WORKING_STATE_HEADING}\n## User requests\n- Add rate limiting (5 requests a minute per IP) to the signu…\n## Files touched\n- src/routes/user.ts (read)`,
+    0,
+    2,
+    'sliding-window',
+  );
+  const entries = [earlier, original(originals[3]!, 3)];
+
+  it("reads it whole from the person's message when the originals are given: a marker over markers keeps the task", () => {
+    const state = workingStateOf(entries, 0, 1, 4000, originals)!;
+    expect(state).toContain(`- ${task}`);
+    expect(state).toContain('- go on with step 1');
+  });
+
+  it('without them, as the earlier marker carried it', () => {
+    expect(workingStateOf(entries, 0, 1, 4000)).toContain(
+      '- Add rate limiting (5 requests a minute per IP) to the signu…',
+    );
+  });
+});
+
 describe('unsqueezed: the span of a view, the squeezed entries given back', () => {
   it('is the same run of original positions, every entry not squeezed kept as it is (property)', () => {
     // A view over 0..n-1: runs of originals and synthetic entries of various stages, some of them squeezed.

@@ -188,6 +188,8 @@ export function workingStateOfSpan(
   if (maxChars <= 0) return undefined;
   const messages: ChatMessage[] = [];
   const previous: string[] = [];
+  // The person's messages the condensed entries stand for: a request they carry cut short is read whole again.
+  const recalled: ChatMessage[] = [];
   for (let k = 0; k < span.length; k++) {
     const e = span[k]!;
     if (isOriginal(e)) {
@@ -195,6 +197,8 @@ export function workingStateOfSpan(
       continue;
     }
     const condensed = condensedTextOf(e);
+    if (condensed && originals)
+      for (let p = e.from; p <= e.to; p++) if (originals[p]?.role === 'user') recalled.push(originals[p]!);
     if (condensed) previous.push(condensed);
     else if (e.message.role !== 'system') messages.push(e.message);
     // A note that could not carry a working state still names its calls: read them back from its step lines.
@@ -206,6 +210,7 @@ export function workingStateOfSpan(
     ...(previous.length ? { previousSummary: previous.join('\n\n') } : {}),
     maxChars,
     ...(originals && { openedBefore: openedBeforeIn(span, originals) }),
+    ...(recalled.length > 0 && { recalled }),
   });
   const body = summary.text.split('\n').slice(1).join('\n').trim();
   return body === '' ? undefined : body;

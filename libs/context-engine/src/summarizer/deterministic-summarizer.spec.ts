@@ -958,6 +958,50 @@ describe('summarizeDeterministic', () => {
     expect(merged.sections.commandsRun).toEqual(['`cargo build` ×2 → last: ok: Finished `dev` profile in 2.1s']);
   });
 
+  it("reads the task the previous summary carries cut short whole again from the person's message (not when two start alike)", () => {
+    const task =
+      'Add rate limiting (5 requests a minute per IP) to the signup route in src/routes/user.ts and make the e2e tests in test/signup.e2e.ts pass.';
+    const previous = (first: string) =>
+      [
+        '# Summary of the earlier conversation',
+        '## User requests',
+        `- ${first}`,
+        '- Please continue with the next step of…',
+        '- go on with step 0',
+      ].join('\n');
+    const cutTask = 'Add rate limiting (5 requests a minute per IP) to the signu…';
+    const later = 'Please continue with the next step of the plan: the parser';
+    const recalled = [
+      ask(task),
+      { role: 'assistant', content: 'On it.' } as ChatMessage,
+      ask(later),
+      ask('go on with step 0'),
+    ];
+    const merged = summarizeDeterministic({
+      previousSummary: previous(cutTask),
+      messages: [ask('go on with step 1')],
+      recalled,
+      maxChars: 4000,
+    });
+    // The task only: the other requests stay as the summary kept them (it chose what to keep of them).
+    expect(merged.sections.userRequests).toEqual([
+      task,
+      'Please continue with the next step of…',
+      'go on with step 0',
+      'go on with step 1',
+    ]);
+    // Without the messages, or with two that start as the cut task does, as it was.
+    const without = summarizeDeterministic({ previousSummary: previous(cutTask), messages: [], maxChars: 4000 });
+    expect(without.sections.userRequests[0]).toBe(cutTask);
+    const twice = summarizeDeterministic({
+      previousSummary: previous(cutTask),
+      messages: [],
+      recalled: [ask(task), ask(`${task.slice(0, 70)} and the login route too.`)],
+      maxChars: 4000,
+    });
+    expect(twice.sections.userRequests[0]).toBe(cutTask);
+  });
+
   it('merges a previous summary instead of summarizing it: requests, counts, fixes', () => {
     const first = session();
     const prev = summarizeDeterministic({ messages: first, maxChars: 4000 });
@@ -1265,8 +1309,15 @@ describe('filesOfShellCommand', () => {
     ],
     // `-n` takes a value for head and tail only.
     ['cat -n src/a.py', [['src/a.py', 'read']]],
-    // Copies and moves: the new paths written, a move's sources deleted; into a directory by the file's name.
-    ['cp -n config/dark.json ~/.app/themes/test.json', [['~/.app/themes/test.json', 'write']]],
+    // Copies and moves: the new paths written, a move's sources deleted, a copy's read; into a directory by the file's
+    // name.
+    [
+      'cp -n config/dark.json ~/.app/themes/test.json',
+      [
+        ['config/dark.json', 'read'],
+        ['~/.app/themes/test.json', 'write'],
+      ],
+    ],
     [
       'cd /repo && mv changelog.ts shell.ts utils/',
       [
@@ -1290,8 +1341,20 @@ describe('filesOfShellCommand', () => {
         ['docs/notes.md', 'write'],
       ],
     ],
-    ['cp x.py .', [['x.py', 'write']]],
-    ["Copy-Item -LiteralPath 'F:\\in\\lab.docx' -Destination 'C:\\work\\lab.docx'", [['C:\\work\\lab.docx', 'write']]],
+    [
+      'cp ../x.py .',
+      [
+        ['../x.py', 'read'],
+        ['x.py', 'write'],
+      ],
+    ],
+    [
+      "Copy-Item -LiteralPath 'F:\\in\\lab.docx' -Destination 'C:\\work\\lab.docx'",
+      [
+        ['F:\\in\\lab.docx', 'read'],
+        ['C:\\work\\lab.docx', 'write'],
+      ],
+    ],
     [
       'Move-Item a.txt archive\\',
       [

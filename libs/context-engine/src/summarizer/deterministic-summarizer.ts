@@ -97,6 +97,12 @@ export interface SummarizeInput {
    * edit (`edit 5:5`) before any `open` of the messages then names the file it changed.
    */
   readonly openedBefore?: (m: ChatMessage) => string | undefined;
+  /**
+   * The person's messages the previous summary stands for (the session's originals): a request it carries cut short
+   * (`Add rate limiting to the signu…`, cut to fit a small note) is read whole from its message again, so a request
+   * is not cut shorter at each compaction that merges the one before.
+   */
+  readonly recalled?: readonly ChatMessage[];
 }
 
 export interface DeterministicSummary {
@@ -161,8 +167,32 @@ const SHARES: Readonly<Record<keyof SummarySections, number>> = {
  * request often ends with the question after pasted context or a harness's preamble (`[analyze-mode] ANALYSIS MODE…`
  * before the person's own words).
  */
+/** A request line cut short (`… `, or `…` at its end): its words up to the first cut. */
+const CUT_HEAD = /^(.*?)\s*…/;
+/** Fewer characters than this before its cut are too few to tell which message a request line was. */
+const MIN_RECALL_HEAD = 16;
+
+/**
+ * The task (the previous summary's first request) when it carries it cut short, read whole again from the person's
+ * message it starts: cut to fit one small note, it would otherwise stay cut in every later one.
+ */
+function recallTask(model: Model, recalled: readonly ChatMessage[]): void {
+  const k = model.requests.findIndex((r) => r.rank < 0);
+  const task = model.requests[k];
+  const head = task && CUT_HEAD.exec(task.text)?.[1];
+  if (head === undefined || head.length < MIN_RECALL_HEAD) return;
+  // (Two messages that start alike: which one it was is not known.)
+  const sources = recalled.filter(
+    (m) => m.role === 'user' && !toHarness(m.content) && flatWords(m.content).startsWith(head),
+  );
+  if (sources.length !== 1) return;
+  model.requests[k] = { ...task!, text: requestLine(sources[0]!.content, LIMITS.request) };
+}
+
+const flatWords = (content: string): string => personsWords(content).replace(/\s+/g, ' ').trim();
+
 function requestLine(content: string, max: number): string {
-  const flat = personsWords(content).replace(/\s+/g, ' ').trim();
+  const flat = flatWords(content);
   if (flat.length <= max) return flat;
   const tail = Math.floor(max * 0.4);
   const head = flat.slice(0, max - tail - 3).replace(/\s+\S*$/, '');
@@ -1199,7 +1229,7 @@ export function summarizeDeterministic(input: SummarizeInput): DeterministicSumm
   if (previous !== '' && !absorbPrevious(model, previous)) {
     // Not in our sections (e.g. another tool's free-form summary): keep its gist as the oldest request context.
     model.requests.push({ text: oneLine(`Earlier summary: ${previous}`, LIMITS.request * 2), rank: -2_000_000_000 });
-  }
+  } else if (input.recalled?.length) recallTask(model, input.recalled);
   const plan = latestPlanOf(input.messages);
   const activities = activitiesOf(input.messages, input.openedBefore);
   const carried = model.pending.map((x) => x.text);

@@ -178,8 +178,8 @@ const baseName = (path: string): string => path.split(/[\\/]/).pop()!;
 
 /**
  * The files a copy or a move names: its sources' new paths (written; in the destination when it is a directory: it
- * ends with a separator, several files go to it, or it has no extension where the file has one) and, for a move, its
- * sources (deleted). Only files (a name with an extension): a directory's files are not known.
+ * ends with a separator, several files go to it, or it has no extension where the file has one) and its sources
+ * (deleted by a move, read by a copy). Only files (a name with an extension): a directory's files are not known.
  */
 function transferred(
   kind: 'copy' | 'move',
@@ -196,7 +196,8 @@ function transferred(
   const separator = destination.includes('\\') && !destination.includes('/') ? '\\' : '/';
   const out: { path: string; action: FileAction }[] = [];
   for (const source of files) {
-    if (kind === 'move') out.push({ path: source, action: 'delete' });
+    // A move deletes its source; a copy reads it (as a copy tool's source is read).
+    out.push({ path: source, action: kind === 'move' ? 'delete' : 'read' });
     const to = !intoDirectory
       ? destination
       : destination === '.'
@@ -883,8 +884,7 @@ function filesOfTransfer(name: string, args: Record<string, unknown>): { path: s
     const [source, destination] = [args[from], args[to]];
     if (typeof source !== 'string' || typeof destination !== 'string') continue;
     const moved = transferred(kind, [source.trim()], destination.trim());
-    if (moved.length === 0) continue;
-    return kind === 'copy' ? [{ path: source.trim(), action: 'read' }, ...moved] : moved;
+    if (moved.length > 0) return moved;
   }
   return [];
 }
