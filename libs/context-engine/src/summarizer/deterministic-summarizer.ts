@@ -98,9 +98,9 @@ export interface SummarizeInput {
    */
   readonly openedBefore?: (m: ChatMessage) => string | undefined;
   /**
-   * The person's messages the previous summary stands for (the session's originals): a request it carries cut short
-   * (`Add rate limiting to the signu…`, cut to fit a small note) is read whole from its message again, so a request
-   * is not cut shorter at each compaction that merges the one before.
+   * The person's messages the previous summary stands for (the session's originals): the task it carries cut short
+   * (`Add rate limiting to the signu…`, cut to fit a small note) is read whole from its message again, so it is not
+   * cut shorter at each compaction that merges the one before.
    */
   readonly recalled?: readonly ChatMessage[];
 }
@@ -161,12 +161,6 @@ const SHARES: Readonly<Record<keyof SummarySections, number>> = {
 // ---------------------------------------------------------------------------------------------------
 // Text helpers
 
-/**
- * What a person asked, in at most `max` characters: without the reminders a harness puts into their message
- * (`<system-reminder>…</system-reminder>`: Claude Code, OpenCode), and, when longer, its start and its end — a
- * request often ends with the question after pasted context or a harness's preamble (`[analyze-mode] ANALYSIS MODE…`
- * before the person's own words).
- */
 /** A request line cut short (`… `, or `…` at its end): its words up to the first cut. */
 const CUT_HEAD = /^(.*?)\s*…/;
 /** Fewer characters than this before its cut are too few to tell which message a request line was. */
@@ -189,8 +183,15 @@ function recallTask(model: Model, recalled: readonly ChatMessage[]): void {
   model.requests[k] = { ...task!, text: requestLine(sources[0]!.content, LIMITS.request) };
 }
 
+/** What a person wrote (`personsWords`) on one line. */
 const flatWords = (content: string): string => personsWords(content).replace(/\s+/g, ' ').trim();
 
+/**
+ * What a person asked, in at most `max` characters: without the reminders a harness puts into their message
+ * (`<system-reminder>…</system-reminder>`: Claude Code, OpenCode), and, when longer, its start and its end — a
+ * request often ends with the question after pasted context or a harness's preamble (`[analyze-mode] ANALYSIS MODE…`
+ * before the person's own words).
+ */
 function requestLine(content: string, max: number): string {
   const flat = flatWords(content);
   if (flat.length <= max) return flat;

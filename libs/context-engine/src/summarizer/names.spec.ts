@@ -109,6 +109,13 @@ describe('what a text or a call names', () => {
         ],
       }),
     ).toEqual({ 'src/a.py': ['parse_header', 'Lexer'] });
+    // Not a to-do list's items (TodoWrite's `content`), which change no file and declare nothing.
+    const todos = {
+      id: 't',
+      name: 'TodoWrite',
+      arguments: JSON.stringify({ todos: [{ content: 'Add class Parser' }] }),
+    };
+    expect(namesOfCall(todos, toolActivity(todos, {}))).toEqual([]);
     // A patch: each file its added lines (`-` lines are what was there), a document's none.
     const patch = [
       '*** Begin Patch',

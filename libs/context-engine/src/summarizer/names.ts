@@ -69,15 +69,28 @@ interface Declaration {
   readonly local: boolean;
 }
 
+/** A call's declarations, once per call (its files' line and its symbols both read them). */
+const DECLARED = new WeakMap<object, Declaration[]>();
+function declarationsOfCall(
+  call: { name: string; arguments: string },
+  args: Record<string, unknown>,
+  activity: Pick<ToolActivity, 'files'>,
+): Declaration[] {
+  let found = DECLARED.get(call);
+  if (found === undefined) DECLARED.set(call, (found = declarations(args, activity)));
+  return found;
+}
+
 function declarations(args: Record<string, unknown>, activity: Pick<ToolActivity, 'files'>): Declaration[] {
   const { files } = activity;
   const writesProse = files.length > 0 && files.every((f) => PROSE_FILE.test(f.path));
   if (writesProse) return [];
-  // (And the bodies of a list of edits: Claude Code's MultiEdit `edits: [{ old_string, new_string }, …]`.)
-  const lists = Object.values(args).flatMap((v) =>
-    Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object') : [],
-  );
-  return [args, ...lists].flatMap((o) =>
+  // (And the bodies of a list of edits: Claude Code's MultiEdit `edits: [{ old_string, new_string }, …]`; not another
+  // list's items, a to-do list's `content`: "Add class Parser" declares nothing.)
+  const edits = Array.isArray(args.edits)
+    ? args.edits.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object')
+    : [];
+  return [args, ...edits].flatMap((o) =>
     BODY_ARGS.flatMap((key) => {
       const body = o[key];
       return typeof body === 'string' ? declarationsIn(body) : [];
@@ -159,7 +172,10 @@ export function namesChangedBy(
   if (changed.length !== 1) return out;
   const range = RANGE_EDIT_BODY.exec(activity.script ?? '');
   const path = changed[0]!.path;
-  add(path, range ? (PROSE_FILE.test(path) ? [] : declarationsIn(range[1]!)) : declarations(args, activity));
+  add(
+    path,
+    range ? (PROSE_FILE.test(path) ? [] : declarationsIn(range[1]!)) : declarationsOfCall(call, args, activity),
+  );
   return out;
 }
 
@@ -173,7 +189,7 @@ export function namesOfCall(
 ): string[] {
   const { command } = activity;
   const args = parseToolArguments(call.arguments) ?? {};
-  const names = declarations(args, activity).map((d) => d.name);
+  const names = declarationsOfCall(call, args, activity).map((d) => d.name);
   // A web search's query is prose: only its names of code (`findMany`), not its words.
   const web = activity.webLookup === true;
   for (const key of PATTERN_ARGS) {
