@@ -120,7 +120,9 @@ describe('summarizeDeterministic', () => {
       'src/text.ts (failed edit)',
       'src/util.ts (read×2)',
     ]);
-    // Not listed again among the symbols.
+    // Not listed again among the symbols; what the refused edit would have declared is none.
+    expect(first.sections.codeSymbols).toContain('DEFAULT_THEME');
+    expect(first.sections.codeSymbols).not.toContain('neverApplied');
     expect(first.sections.codeSymbols).not.toEqual(expect.arrayContaining(['setTheme()']));
     expect(first.sections.codeSymbols).not.toEqual(expect.arrayContaining(['ThemeRegistry']));
     const again = call('Edit', { file_path: 'src/theme.ts', old_string: 'z', new_string: 'function applyTheme() {}' });

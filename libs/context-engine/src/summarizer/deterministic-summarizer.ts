@@ -29,6 +29,7 @@ import {
   filesNamedIn,
   filesOfFailure,
   listsFiles,
+  declaredNames,
   namesChangedBy,
   namesOfCall,
   symbolName,
@@ -369,6 +370,15 @@ function addSymbol(model: Model, raw: string, rank: number, requireCodeLike = fa
     entry.rank = Math.max(entry.rank, rank);
     if (text.endsWith('()') && !entry.text.endsWith('()')) model.symbols.set(name, { ...entry, text });
   } else model.symbols.set(name, { text, count: 1, rank });
+}
+
+/** One mention of a symbol taken back (`addSymbol`'s); gone when it was the only one. */
+function dropSymbol(model: Model, raw: string): void {
+  const name = symbolName(raw)?.name;
+  const entry = name === undefined ? undefined : model.symbols.get(name);
+  if (!entry) return;
+  if (entry.count > 1) entry.count--;
+  else model.symbols.delete(name!);
 }
 
 /** The action of a file only seen in a listing or a search result (ls, find, grep -l, a glob tool). */
@@ -799,7 +809,13 @@ function touchChanges(
     if (!changesFile(f.action)) continue;
     touchFile(model, f.path, failed ? `${FAILED_LEAD}${f.action}` : f.action, call.rank);
   }
-  if (failed) return;
+  // A change refused as a whole wrote nothing: what its code declared is no symbol of the session (unless named
+  // elsewhere too).
+  if (failed) {
+    if (call.activity.files.some((f) => changesFile(f.action)))
+      for (const name of declaredNames(call.call, call.activity)) dropSymbol(model, name);
+    return;
+  }
   for (const [path, names] of namesChangedBy(call.call, call.activity)) {
     const entry = model.files.get(path);
     if (entry) noteChanged(entry, names);

@@ -179,6 +179,14 @@ export function namesChangedBy(
   return out;
 }
 
+/** The names the code a call writes declares (what `namesOfCall` lists first). */
+export function declaredNames(
+  call: { name: string; arguments: string },
+  activity: Pick<ToolActivity, 'files'>,
+): string[] {
+  return declarationsOfCall(call, parseToolArguments(call.arguments) ?? {}, activity).map((d) => d.name);
+}
+
 /**
  * Names a call defines (in the code it writes: not in a document it writes) or searches for (its pattern, a grep's
  * first operand), in order.
@@ -189,7 +197,7 @@ export function namesOfCall(
 ): string[] {
   const { command } = activity;
   const args = parseToolArguments(call.arguments) ?? {};
-  const names = declarationsOfCall(call, args, activity).map((d) => d.name);
+  const names = declaredNames(call, activity);
   // A web search's query is prose: only its names of code (`findMany`), not its words.
   const web = activity.webLookup === true;
   for (const key of PATTERN_ARGS) {
