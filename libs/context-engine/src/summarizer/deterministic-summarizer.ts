@@ -551,7 +551,7 @@ function absorbMessages(
           : undefined;
       // A failed test run whose output has no error line (only its counts tell) failed all the same.
       const line = errorLine ?? (outcome && !outcome.ok ? outcome.text : undefined);
-      if (call && first) touchChanges(model, call, line !== undefined && changesAllOrNothing(call.activity));
+      if (call && first) touchChanges(model, call, line !== undefined && changesAllOrNothing(call.activity), content);
       if (call && first && line !== undefined) failReads(model, call.activity, content);
       if (call && line === undefined && listsFiles(call.call.name, call.activity.command, content)) {
         seeFiles(model, filesInListing(content), rank - 1);
@@ -804,6 +804,7 @@ function touchChanges(
   model: Model,
   call: { call: ToolCall; activity: ToolActivity; rank: number },
   failed: boolean,
+  result?: string,
 ): void {
   for (const f of call.activity.files) {
     if (!changesFile(f.action)) continue;
@@ -816,7 +817,7 @@ function touchChanges(
       for (const name of declaredNames(call.call, call.activity)) dropSymbol(model, name);
     return;
   }
-  for (const [path, names] of namesChangedBy(call.call, call.activity)) {
+  for (const [path, names] of namesChangedBy(call.call, call.activity, result)) {
     const entry = model.files.get(path);
     if (entry) noteChanged(entry, names);
   }

@@ -141,6 +141,28 @@ describe('what a text or a call names', () => {
         'src/fields.py',
       ),
     ).toEqual({ 'src/fields.py': ['_serialize'] });
+    // One inside a body: the function the editor's window shows it in, indented less than the line it changed.
+    const fix = {
+      id: 'f',
+      name: 'bash',
+      arguments: JSON.stringify({ command: 'edit 1475:1475\n        return 1\nend_of_edit' }),
+    };
+    const window = [
+      '[File: /repo/src/fields.py (1997 lines total)]',
+      '1469:class TimeDelta(Field):',
+      '1470:    def _serialize(self, value, attr, obj, **kwargs):',
+      '1471:        def inner(x):',
+      '1472:            return x',
+      '1473:        if value is None:',
+      '1474:            return None',
+      '1475:        return 1',
+    ].join('\n');
+    const fixed = (result?: string) =>
+      Object.fromEntries(namesChangedBy(fix, toolActivity(fix, { openedEarlier: () => 'src/fields.py' }), result));
+    expect(fixed(window)).toEqual({ 'src/fields.py': ['_serialize'] });
+    expect(fixed()).toEqual({});
+    // A line the window does not show: not known.
+    expect(fixed(window.replace('1475:        return 1', ''))).toEqual({});
     // A read, a document, a call on two files without a patch: nothing.
     expect(changed('Read', { file_path: 'src/a.py' })).toEqual({});
     expect(changed('Write', { file_path: 'NOTES.md', content: 'function x() {}' })).toEqual({});

@@ -144,15 +144,46 @@ function addedLinesByFile(patch: string): Map<string, string> {
   return new Map([...out].map(([path, lines]) => [path, lines.join('\n')]));
 }
 
+/** SWE-agent's range edit's first line, `edit 1475:1475`: where the new lines go. */
+const RANGE_EDIT_START = /^\s*edit (\d+):\d+/;
+/** A line of the window SWE-agent's editor prints: `1471:    def _serialize(self, value):`. */
+const WINDOW_LINE = /^(\d+):(.*)$/;
+const BINDING = /^\s*(?:export\s+)?(?:const|let|var)\b/;
+const indentOf = (text: string): number => /^\s*/.exec(text)![0].length;
+
+/**
+ * The function or class a range edit's first line is in, read from the window the editor printed after it: the
+ * nearest declaration above that line, indented less than it (`_serialize` for a fix of one line in its body).
+ */
+function enclosingDeclaration(window: string, line: number): string | undefined {
+  const above: { name: string; indent: number }[] = [];
+  let edited: number | undefined;
+  for (const text of window.slice(0, 50_000).split('\n')) {
+    const m = WINDOW_LINE.exec(text);
+    if (!m) continue;
+    const n = Number(m[1]);
+    if (n >= line) {
+      if (n === line) edited = indentOf(m[2]!);
+      break;
+    }
+    const d = BINDING.test(m[2]!) ? undefined : declarationsIn(m[2]!).find((x) => !x.local);
+    if (d) above.push({ name: d.name, indent: indentOf(m[2]!) });
+  }
+  if (edited === undefined) return undefined;
+  return above.reverse().find((d) => d.indent < edited!)?.name;
+}
+
 /**
  * What a call that changes files wrote there, by name and by file: the functions, classes, types and top-level
  * constants its new text declares (not a block's local variables), first ones first, each once. The new text is an
  * editing tool's (`new_string`, `content` … of its one file), a patch's added lines (per file its headers name:
- * Codex's apply_patch, a unified diff in a heredoc) or SWE-agent's range edit (of the file open).
+ * Codex's apply_patch, a unified diff in a heredoc) or SWE-agent's range edit (of the file open; one inside a body
+ * changed the function its `result`, the editor's window, shows it in).
  */
 export function namesChangedBy(
   call: { name: string; arguments: string },
   activity: Pick<ToolActivity, 'files' | 'script'>,
+  result?: string,
 ): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const add = (path: string, found: readonly Declaration[]) => {
@@ -176,6 +207,10 @@ export function namesChangedBy(
     path,
     range ? (PROSE_FILE.test(path) ? [] : declarationsIn(range[1]!)) : declarationsOfCall(call, args, activity),
   );
+  // A range edit inside a body declares nothing: it changed the function the editor's window shows it in.
+  const start = range && out.size === 0 && result !== undefined ? RANGE_EDIT_START.exec(activity.script!) : null;
+  const enclosing = start ? enclosingDeclaration(result!, Number(start[1])) : undefined;
+  if (enclosing !== undefined && !PROSE_FILE.test(path)) add(path, [{ name: enclosing, local: false }]);
   return out;
 }
 
