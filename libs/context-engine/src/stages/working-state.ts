@@ -188,7 +188,7 @@ export function workingStateOfSpan(
   if (maxChars <= 0) return undefined;
   const messages: ChatMessage[] = [];
   const previous: string[] = [];
-  // The person's messages the condensed entries stand for: a request they carry cut short is read whole again.
+  // The person's messages the condensed entries stand for: the task they carry cut short is read whole again.
   const recalled: ChatMessage[] = [];
   for (let k = 0; k < span.length; k++) {
     const e = span[k]!;

@@ -792,7 +792,8 @@ function failReads(model: Model, activity: ToolActivity, output: string): void {
     if (!entry || reads === 0) continue;
     if (reads === 1) entry.counts.delete('read');
     else entry.counts.set('read', reads - 1);
-    entry.counts.set('failed read', (entry.counts.get('failed read') ?? 0) + 1);
+    const failedRead = `${FAILED_LEAD}read`;
+    entry.counts.set(failedRead, (entry.counts.get(failedRead) ?? 0) + 1);
   }
 }
 
@@ -869,7 +870,7 @@ const ACTION_ORDER = ['write', 'edit', 'delete', 'read'];
  * file is gone: `write, delete`), before them when the file was made again after it (`delete, write`): the order a
  * reader takes for time.
  */
-function formatFile(f: FileEntry, symbolText: (name: string) => string = (name) => name): string {
+function formatFile(f: FileEntry, symbolText: (name: string) => string): string {
   const order = f.lastChange === 'delete' ? ACTION_ORDER : ['delete', ...ACTION_ORDER.filter((a) => a !== 'delete')];
   const actions = [...f.counts.entries()].sort(([a], [b]) => {
     const ia = order.indexOf(a);

@@ -1,4 +1,4 @@
-import { parseArguments as parseToolArguments, type ToolActivity } from './tool-activity';
+import { parseArguments as parseToolArguments, rangeEditOf, type ToolActivity } from './tool-activity';
 
 /**
  * What a text or a tool call names: symbols of code (in prose, in what a call writes or searches for) and file
@@ -69,15 +69,18 @@ interface Declaration {
   readonly local: boolean;
 }
 
-/** A call's declarations, once per call (its files' line and its symbols both read them). */
+/**
+ * A call's declarations, once per call (its file's line and its symbols both read them; its arguments parsed only
+ * then).
+ */
 const DECLARED = new WeakMap<object, Declaration[]>();
 function declarationsOfCall(
   call: { name: string; arguments: string },
-  args: Record<string, unknown>,
   activity: Pick<ToolActivity, 'files'>,
 ): Declaration[] {
   let found = DECLARED.get(call);
-  if (found === undefined) DECLARED.set(call, (found = declarations(args, activity)));
+  if (found === undefined)
+    DECLARED.set(call, (found = declarations(parseToolArguments(call.arguments) ?? {}, activity)));
   return found;
 }
 
@@ -125,8 +128,6 @@ const listedNext = (code: string, at: number): boolean => {
 
 /** A patch's file header: Codex's `*** Update File: src/a.ts`, a unified diff's `+++ b/src/a.ts`. */
 const PATCH_FILE_HEADER = /^(?:\*\*\* (?:Add|Update) File: (.+)|\+\+\+ (?:b\/)?(.+?)(?:\t.*)?)$/;
-/** SWE-agent's range edit: `edit 5:10`, the new lines, `end_of_edit`. */
-const RANGE_EDIT_BODY = /^\s*edit(?: \d+:\d+)?[ \t]*\n([\s\S]*?)^end_of_edit\b/m;
 
 /** The lines a patch adds, by the file its headers name. */
 function addedLinesByFile(patch: string): Map<string, string> {
@@ -144,8 +145,6 @@ function addedLinesByFile(patch: string): Map<string, string> {
   return new Map([...out].map(([path, lines]) => [path, lines.join('\n')]));
 }
 
-/** SWE-agent's range edit's first line, `edit 1475:1475`: where the new lines go. */
-const RANGE_EDIT_START = /^\s*edit (\d+):\d+/;
 /** A line of the window SWE-agent's editor prints: `1471:    def _serialize(self, value):`. */
 const WINDOW_LINE = /^(\d+):(.*)$/;
 const BINDING = /^\s*(?:export\s+)?(?:const|let|var)\b/;
@@ -201,16 +200,18 @@ export function namesChangedBy(
   }
   if (out.size > 0) return out;
   if (changed.length !== 1) return out;
-  const range = RANGE_EDIT_BODY.exec(activity.script ?? '');
   const path = changed[0]!.path;
-  add(
-    path,
-    range ? (PROSE_FILE.test(path) ? [] : declarationsIn(range[1]!)) : declarationsOfCall(call, args, activity),
-  );
-  // A range edit inside a body declares nothing: it changed the function the editor's window shows it in.
-  const start = range && out.size === 0 && result !== undefined ? RANGE_EDIT_START.exec(activity.script!) : null;
-  const enclosing = start ? enclosingDeclaration(result!, Number(start[1])) : undefined;
-  if (enclosing !== undefined && !PROSE_FILE.test(path)) add(path, [{ name: enclosing, local: false }]);
+  const range = rangeEditOf(activity.script ?? '');
+  if (!range) add(path, declarationsOfCall(call, activity));
+  else if (!PROSE_FILE.test(path)) {
+    add(path, declarationsIn(range.body));
+    // One inside a body declares nothing: it changed the function the editor's window shows it in.
+    const enclosing =
+      out.size === 0 && range.first !== undefined && result !== undefined
+        ? enclosingDeclaration(result, range.first)
+        : undefined;
+    if (enclosing !== undefined) add(path, [{ name: enclosing, local: false }]);
+  }
   return out;
 }
 
@@ -219,7 +220,7 @@ export function declaredNames(
   call: { name: string; arguments: string },
   activity: Pick<ToolActivity, 'files'>,
 ): string[] {
-  return declarationsOfCall(call, parseToolArguments(call.arguments) ?? {}, activity).map((d) => d.name);
+  return declarationsOfCall(call, activity).map((d) => d.name);
 }
 
 /**

@@ -749,6 +749,14 @@ export function resolvedTargets(success: readonly string[]): string[] {
  * (between the cursors of its cursor-window configuration). Matched on a command's first line.
  */
 const RANGE_EDIT = /^edit(?: \d+:\d+)?[ \t]*(?:\n|$)/;
+const RANGE_EDIT_WHOLE = /^\s*edit(?: (\d+):\d+)?[ \t]*\n([\s\S]*?)^end_of_edit\b/m;
+
+/** SWE-agent's range edit in a script: the first line it replaces (`edit 1475:1480`) and the lines it puts there. */
+export function rangeEditOf(script: string): { readonly first?: number; readonly body: string } | undefined {
+  const m = RANGE_EDIT_WHOLE.exec(script);
+  if (!m) return undefined;
+  return m[1] === undefined ? { body: m[2]! } : { first: Number(m[1]), body: m[2]! };
+}
 
 /**
  * Whether a failed result means the call's changes were not made: a file tool's (an edit whose old text was not
